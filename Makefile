@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# MetaRoCE for Linux: top-level build. See README.md.
+#
+#   make                 module (for KDIR), provider and tools
+#   make module          metaroce.ko only; KDIR=<headers> picks the kernel (default: newest 6.12)
+#   make C=1             ... with sparse on the module
+#   make check           every test: host unit tests, then the VM selftests
+#   make demo            the main job: a two-node MetaRoCE run in the VM
+#   make deps            install what the build and the tests need (Debian packages)
+#
+# Kernel objects are built in build/kmod/<kernel release>/, a tree of symlinks to the sources,
+# so that builds for 6.12 and 6.1 do not overwrite each other's objects.
+
+METAROCE_CACHE ?= /var/cache/metaroce
+export METAROCE_CACHE
+
+BUILD := $(CURDIR)/build
+KDIR ?= $(shell ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -n 1)
+# The release the module is built for, as uname -r prints it (kernel.release differs on 6.1).
+KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+KOBJ = $(BUILD)/kmod/$(KVER)
+
+KMOD_SRCS := Kbuild drivers include
+
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
+export USER_CFLAGS
+
+.PHONY: all module module-tree provider tools unit check demo deps clean checkpatch
+
+all: module provider tools
+
+module-tree:
+	@test -n "$(KVER)" || { echo "make: no kernel headers at KDIR='$(KDIR)'; run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(KOBJ)
+	@cp -rsf $(addprefix $(CURDIR)/,$(KMOD_SRCS)) $(KOBJ)/
+	@find $(KOBJ) -xtype l -delete
+
+module: module-tree
+	$(MAKE) -C $(KDIR) M=$(KOBJ) W=1 $(if $(C),C=$(C)) modules
+
+provider:
+	$(MAKE) -C providers/metaroce BUILD=$(BUILD)/lib
+
+tools:
+	$(MAKE) -C tools BUILD=$(BUILD)
+
+unit:
+	$(MAKE) -C tools unit BUILD=$(BUILD)
+
+deps:
+	tools/deps.sh
+
+check:
+	tools/deps.sh
+	$(MAKE) all
+	$(MAKE) module KDIR=$$(. $(METAROCE_CACHE)/kernels.env && echo /lib/modules/$$K61/build)
+	$(MAKE) unit
+	tools/testing/run-tests
+
+demo:
+	tools/deps.sh
+	$(MAKE) all
+	tools/testing/vm/run -- tools/demo.sh
+
+checkpatch:
+	$(METAROCE_CACHE)/linux-source-6.12/scripts/checkpatch.pl --strict --no-tree \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f \
+		$$(git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h')
+
+clean:
+	rm -rf $(BUILD)
