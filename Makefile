@@ -21,7 +21,7 @@ KDIR ?= $(shell ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | so
 KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 KOBJ = $(BUILD)/kmod/$(KVER)
 
-KMOD_SRCS := Kbuild drivers include
+KMOD_SRCS := $(wildcard Kbuild drivers include)
 
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
