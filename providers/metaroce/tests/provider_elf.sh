@@ -28,8 +28,11 @@ tap() { # tap STATUS NAME [DIAG...]
 	else
 		echo "not ok $n - $name"
 		failed=$((failed + 1))
-		local line
-		for line in "$@"; do echo "  # $line"; done
+		local text line
+		for text in "$@"; do
+			[ -n "$text" ] || continue
+			while IFS= read -r line; do echo "  # $line"; done <<<"$text"
+		done
 	fi
 }
 
@@ -58,13 +61,13 @@ syms=$(readelf --dyn-syms -W "$so" 2>/dev/null)
 # Columns: Num: Value Size Type Bind Vis Ndx Name [(version index)]
 defined=$(echo "$syms" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }')
 [ -z "$defined" ]
-tap $? "exports no symbols" $defined
+tap $? "exports no symbols" "$defined"
 
 stray=$(echo "$syms" | awk '$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
 	grep -Ev '^(GLOBAL|WEAK) [^@]+@(IBVERBS_[0-9A-Z_.]+|GLIBC_[0-9.]+)$' |
 	grep -Ev '^WEAK (__gmon_start__|_ITM_registerTMCloneTable|_ITM_deregisterTMCloneTable)$')
 [ -z "$stray" ]
-tap $? "imports only versioned libibverbs and glibc symbols" $stray
+tap $? "imports only versioned libibverbs and glibc symbols" "$stray"
 
 echo "$syms" | grep -q ' verbs_register_driver_34@IBVERBS_PRIVATE_34 '
 tap $? "imports verbs_register_driver_34@IBVERBS_PRIVATE_34"
