@@ -4,19 +4,15 @@
 # Host test: the installed libibverbs loads libmetaroce from the build tree
 # (RDMAV_DRIVERS) and, through it, lists exactly the MetaRoCE devices.
 #
-# There is no RDMA device on a build host, so the test fabricates one: a sysfs
-# tree (SYSFS_PATH) with four uverbs devices, /dev/infiniband entries in a
-# private mount namespace (unshare), and a preloaded shim (no_rdma_netlink.so)
-# that makes NETLINK_RDMA unavailable so that libibverbs discovers devices
-# from that sysfs tree, as it does on kernels without RDMA netlink. The
-# devices, all without a driver_id as the sysfs path reports them:
+# The devices are fabricated (see fake_rdma.sh); all have no driver_id, as
+# devices found through sysfs do:
 #   mr0       MetaRoCE ABI tag, revision 1         -> claimed
 #   renamed7  the same under another name          -> claimed
-#   mr9       plain ABI version 1, name like ours  -> not claimed
+#   mr9       plain ABI version 1, name like ours  -> ignored, silently
 #   mr5       MetaRoCE ABI tag, revision 2         -> not claimed, reported
-# This exercises the real match/alloc path of libibverbs 44 against the
-# layouts declared in verbs_private.h (abi_ver and driver_id are read from
-# the library's own records).
+# This runs libibverbs' own match and alloc_device path against the layouts
+# declared in verbs_private.h (abi_ver and driver_id are read from the
+# library's records).
 #
 # Uses $METAROCE_PROVIDER_DIR, or ../lib next to this script. Output is TAP;
 # the exit status is non-zero if any test fails.
@@ -25,7 +21,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
-shim=${METAROCE_NETLINK_SHIM:-$here/.metaroce/no_rdma_netlink.so}
+FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
 PLAN=6
 TAG=$((0x4d520000))
 
@@ -61,58 +57,23 @@ echo "1..$PLAN"
 
 command -v ibv_devices >/dev/null || skip_all "ibv_devices not installed (ibverbs-utils)"
 command -v unshare >/dev/null || skip_all "unshare not installed"
-[ -r "$shim" ] || skip_all "no $shim (make unit builds it)"
+[ -r "$FAKE_HELPERS/fake_rdma.sh" ] || skip_all "no test helpers in $FAKE_HELPERS (make unit builds them)"
 [ -r "$dir/libmetaroce-rdmav34.so" ] || skip_all "no provider in $dir"
+# shellcheck source=fake_rdma.sh
+. "$FAKE_HELPERS/fake_rdma.sh"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sys=$work/sys
-mkdir -p "$sys/class/infiniband_verbs" "$sys/class/infiniband"
-echo 6 >"$sys/class/infiniband_verbs/abi_version"
+fake_init "$work"
+fake_add_device mr0 $((TAG | 1)) 0200:00ff:fe00:0001
+fake_add_device renamed7 $((TAG | 1)) 0200:00ff:fe00:0007
+fake_add_device mr9 1 0200:00ff:fe00:0009
+fake_add_device mr5 $((TAG | 2)) 0200:00ff:fe00:0005
 
-ndev=0
-add_device() { # add_device NAME ABI_VERSION NODE_GUID
-	local uv=$sys/class/infiniband_verbs/uverbs$ndev ib=$sys/class/infiniband/$1
-	mkdir -p "$uv" "$ib"
-	echo "$1" >"$uv/ibdev"
-	echo "$2" >"$uv/abi_version"
-	echo "231:$((192 + ndev))" >"$uv/dev"
-	echo 1 >"$ib/node_type"
-	echo "$3" >"$ib/node_guid"
-	ndev=$((ndev + 1))
-}
-add_device mr0 $((TAG | 1)) 0200:00ff:fe00:0001
-add_device renamed7 $((TAG | 1)) 0200:00ff:fe00:0007
-add_device mr9 1 0200:00ff:fe00:0009
-add_device mr5 $((TAG | 2)) 0200:00ff:fe00:0005
-
-# in_ns OUT ERR COMMAND...: run COMMAND with the fake /dev/infiniband entries
-in_ns() {
-	local out=$1 err=$2
-	shift 2
-	# The script's own arguments: the number of uverbs entries, then COMMAND.
-	# shellcheck disable=SC2016
-	local script='n=$1; shift
-		mount -t tmpfs none /dev && mkdir /dev/infiniband || exit 1
-		i=0; while [ $i -lt $n ]; do mkdir /dev/infiniband/uverbs$i; i=$((i + 1)); done
-		exec "$@"'
-	local ns=(unshare -m --propagation private)
-	[ "$(id -u)" -eq 0 ] || ns=(unshare -r -m --propagation private)
-	"${ns[@]}" sh -c "$script" sh "$ndev" "$@" >"$out" 2>"$err"
-}
-
-# run_fake OUT ERR [VAR=VALUE...]: ibv_devices against the fake devices
-run_fake() {
-	local out=$1 err=$2
-	shift 2
-	in_ns "$out" "$err" env SYSFS_PATH="$sys" LD_PRELOAD="$shim" "$@" ibv_devices
-}
-
-if ! in_ns "$work/probe" "$work/probe.err" true; then
+fake_run "$work/probe" "$work/probe.err" true ||
 	skip_all "cannot make a private mount namespace: $(head -n 1 "$work/probe.err")"
-fi
 
-run_fake "$work/out" "$work/err" RDMAV_DRIVERS="$dir/libmetaroce"
+fake_run "$work/out" "$work/err" env RDMAV_DRIVERS="$dir/libmetaroce" ibv_devices
 rc=$?
 out=$(cat "$work/out")
 err=$(cat "$work/err")
@@ -134,10 +95,10 @@ tap $? "ignores mr9, a driver-less device without the MetaRoCE tag, silently" "$
 tap $? "reports, and does not open, mr5 of an unsupported ABI revision" "$out" "$err"
 
 if [ -e /etc/libibverbs.d/metaroce.driver ]; then
-	echo "ok 6 # SKIP libmetaroce is installed system-wide"
-	n=6
+	n=$((n + 1))
+	echo "ok $n # SKIP libmetaroce is installed system-wide"
 else
-	run_fake "$work/out0" "$work/err0"
+	fake_run "$work/out0" "$work/err0" ibv_devices
 	! grep -Eq '^[[:space:]]+(mr0|renamed7)[[:space:]]' "$work/out0"
 	tap $? "without libmetaroce the MetaRoCE devices are not listed" "$(cat "$work/out0")"
 fi
