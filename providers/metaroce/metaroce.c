@@ -46,14 +46,19 @@ static_assert(offsetof(union metaroce_get_context_resp, drv) ==
 static_assert(sizeof(union metaroce_get_context_resp) % 8 == 0,
 	      "uverbs responses are a whole number of 64-bit words");
 
-#define to_mctx(ibctx) \
-	((struct metaroce_context *)((char *)(ibctx) - \
-		offsetof(struct metaroce_context, vctx.context)))
-#define to_mdev(vdev) \
-	((struct metaroce_device *)((char *)(vdev) - \
-		offsetof(struct metaroce_device, vdev)))
+static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
+{
+	return (struct metaroce_context *)((char *)ibctx -
+		offsetof(struct metaroce_context, vctx.context));
+}
 
-/* The kernel reports fw_ver as 16-bit major, minor and sub-minor fields. */
+static inline struct metaroce_device *to_mdev(struct verbs_device *vdev)
+{
+	return (struct metaroce_device *)((char *)vdev -
+		offsetof(struct metaroce_device, vdev));
+}
+
+/* Printed like the kernel's fw_ver attribute; see METAROCE_FW_VER(). */
 static void metaroce_format_fw_ver(char *buf, size_t len, uint64_t fw_ver)
 {
 	snprintf(buf, len, "%u.%u.%u",

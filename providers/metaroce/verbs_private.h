@@ -102,9 +102,9 @@ struct verbs_device_ops {
 };
 
 /*
- * The library's device object. The provider allocates it (embedded first in
- * its own device structure) in alloc_device(); the library fills in every
- * member after the public struct ibv_device.
+ * The library's device object. The provider allocates it zeroed (embedded
+ * first in its own device structure) in alloc_device(); the library then
+ * initialises all of it, the public struct ibv_device included.
  */
 struct verbs_device {
 	struct ibv_device device;
@@ -115,11 +115,10 @@ struct verbs_device {
 	uint64_t core_support;
 };
 
-/* The library's memory region: the public ibv_mr plus two bookkeeping words. */
-enum vpriv_mr_type {
-	VPRIV_MR_TYPE_MR = 0,
-};
-
+/*
+ * The library's memory region: the public ibv_mr plus two words that
+ * ibv_cmd_reg_mr() fills and ibv_dereg_mr() reads.
+ */
 struct verbs_mr {
 	struct ibv_mr ibv_mr;
 	uint32_t mr_type;			/* enum ibv_mr_type in the library */

@@ -51,6 +51,17 @@
 	(METAROCE_ABI_TAG | METAROCE_ABI_REVISION_CURRENT)
 
 /*
+ * Encoding of ib_device_attr.fw_ver (QUERY_DEVICE's fw_ver): 16 bits each of
+ * major, minor and sub-minor, shown as "major.minor.sub" by the provider
+ * (ibv_devinfo) and, the kernel driver's get_dev_fw_str() should agree, in
+ * sysfs.
+ */
+#define METAROCE_FW_VER(major, minor, sub)			\
+	((((__u64)(major) & 0xffff) << 32) |			\
+	 (((__u64)(minor) & 0xffff) << 16) |			\
+	 ((__u64)(sub) & 0xffff))
+
+/*
  * Driver-specific part of the IB_USER_VERBS_CMD_GET_CONTEXT response
  * (ib_alloc_ucontext's udata->outbuf), placed after
  * struct ib_uverbs_get_context_resp. Nothing is defined yet: the kernel

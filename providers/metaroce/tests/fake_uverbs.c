@@ -27,7 +27,7 @@
 #include <rdma/metaroce-abi.h>
 
 /* Values the test expects to read back through the verbs tools. */
-#define FAKE_FW_VER		((1ULL << 32) | (2ULL << 16) | 3ULL)
+#define FAKE_FW_VER		METAROCE_FW_VER(1, 2, 3)
 #define FAKE_NODE_GUID		0x0100000000000002ULL	/* big endian 02:00:..:01 */
 #define FAKE_PD_HANDLE		0x11
 #define FAKE_MR_HANDLE		0x22
