@@ -53,8 +53,8 @@
 /*
  * Encoding of ib_device_attr.fw_ver (QUERY_DEVICE's fw_ver): 16 bits each of
  * major, minor and sub-minor, shown as "major.minor.sub" by the provider
- * (ibv_devinfo) and, the kernel driver's get_dev_fw_str() should agree, in
- * sysfs.
+ * (ibv_devinfo). The kernel driver's get_dev_fw_str() (sysfs fw_ver) should
+ * print it the same way.
  */
 #define METAROCE_FW_VER(major, minor, sub)			\
 	((((__u64)(major) & 0xffff) << 32) |			\
