@@ -57,6 +57,7 @@ tools:
 
 unit:
 	$(MAKE) -C tools unit BUILD=$(BUILD)
+	$(MAKE) -C providers/metaroce unit BUILD=$(BUILD)/lib
 
 deps:
 	tools/deps.sh
