@@ -21,7 +21,7 @@ HOST_PKGS=(
 	qemu-system-x86 busybox-static iproute2
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	perftest rdmacm-utils python3-pyverbs
-	sparse libcmocka-dev clang
+	sparse libcmocka-dev clang gnuplot-nox
 	linux-source-6.12
 )
 
