@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the MetaRoCE protocol core needs from its host, and nothing more.
+ *
+ * The core (this directory) is compiled unchanged into metaroce.ko and into
+ * libsoftmetaroce. It makes no operating-system calls:
+ *
+ * - time is an argument: entry points that need the clock take "now" in nanoseconds, so
+ *   that the test bench can run on virtual time and reproduce a run from its seed;
+ * - timers: the core never arms one; it reports the next deadline and the host calls the
+ *   core's timer entry point once that deadline has passed (one host timer per connection);
+ * - memory: all state lives in fixed-size structures the host embeds in its own objects;
+ * - randomness (initial PSN, connection token, source ports) is drawn by the host;
+ * - packets: the core encodes headers into buffers the host provides and decodes buffers
+ *   the host hands in; the host owns sockets, skbs and payload copies.
+ *
+ * The only function the core calls is mr_crc32c(), with the semantics of the kernel's
+ * crc32c(): no pre- or post-inversion.
+ */
+#ifndef _METAROCE_PROTO_PLATFORM_H
+#define _METAROCE_PROTO_PLATFORM_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/bitops.h>
+#include <linux/crc32c.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+static inline u32 mr_crc32c(u32 crc, const void *p, unsigned int len)
+{
+	return crc32c(crc, p, len);
+}
+
+#else /* userspace: libsoftmetaroce, unit tests, fuzzers */
+#include <metaroce/compat-user.h>
+
+u32 mr_crc32c(u32 crc, const void *p, unsigned int len);
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+#endif
+
+#include <metaroce/wire.h>
+
+#endif /* _METAROCE_PROTO_PLATFORM_H */
