@@ -5,8 +5,8 @@
  * This header is the normative layout of every MetaRoCE header; the prose is in
  * Documentation/infiniband/metaroce.rst. All multi-byte fields are big-endian. The
  * structures are never overlaid on a receive buffer: a UDP payload is not aligned, so the
- * codec (proto/pkt.c) reads and writes fields at the MR_OFF_* byte offsets below with
- * unaligned accessors. The structures exist so that the offsets and sizes are checked by
+ * codec (proto/pkt.c) reads and writes fields at the byte offsets below with unaligned
+ * accessors. The structures exist so that the offsets and sizes are checked by
  * the compiler against one another.
  *
  * A packet is: IPv4 or IPv6, UDP (destination port MR_UDP_PORT by default), the base
@@ -122,7 +122,7 @@ struct mr_aresp {
 #define MR_ECHO_RETX		0x02	/* the echoed packet carried MR_F_RETX */
 #define MR_ECHO_KNOWN		(MR_ECHO_CE | MR_ECHO_RETX)
 
-/* ACK: cumulative + selective acknowledgement, ECN echo, rate hint. */
+/* ACK: cumulative + selective acknowledgment, ECN echo, rate hint. */
 struct mr_ack {
 	__be32	cack;		/* every PSN before cack was received */
 	__be32	echo_psn;	/* PSN of the data packet that triggered this ACK */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MetaRoCE packet codec. Fields are read and written at fixed byte offsets with unaligned
- * big-endian accessors: a UDP payload has no useful alignment, and wire structures are
+ * big-endian accessors (platform.h): a UDP payload has no useful alignment, and wire structures are
  * never overlaid on packet memory.
  */
 #include "pkt.h"
@@ -58,7 +58,7 @@ u32 mr_pkt_icrc(const void *buf, u32 len)
 
 void mr_pkt_icrc_put(void *buf, u32 len)
 {
-	put_unaligned_be32(mr_pkt_icrc(buf, len), (u8 *)buf + len);
+	mr_put_be32(mr_pkt_icrc(buf, len), (u8 *)buf + len);
 }
 
 bool mr_pkt_icrc_ok(const void *buf, u32 len)
@@ -66,15 +66,15 @@ bool mr_pkt_icrc_ok(const void *buf, u32 len)
 	if (len < MR_ICRC_LEN)
 		return false;
 	len -= MR_ICRC_LEN;
-	return mr_pkt_icrc(buf, len) == get_unaligned_be32((const u8 *)buf + len);
+	return mr_pkt_icrc(buf, len) == mr_get_be32((const u8 *)buf + len);
 }
 
 /* The message extension, common to every data packet. */
 static enum mr_perr mr_decode_meth(const u8 *b, struct mr_pkt *pkt, const struct mr_opinfo *oi)
 {
-	pkt->msn = get_unaligned_be32(b + MR_OFF_METH);
-	pkt->moff = get_unaligned_be32(b + MR_OFF_METH + 4);
-	pkt->mlen = get_unaligned_be32(b + MR_OFF_METH + 8);
+	pkt->msn = mr_get_be32(b + MR_OFF_METH);
+	pkt->moff = mr_get_be32(b + MR_OFF_METH + 4);
+	pkt->mlen = mr_get_be32(b + MR_OFF_METH + 8);
 
 	if (pkt->mlen > MR_MAX_MSG_LEN)
 		return MR_PERR_MSG;
@@ -98,18 +98,18 @@ static enum mr_perr mr_decode_ack(const u8 *b, struct mr_pkt_ack *ack)
 	const u8 *e = b + MR_BTH_LEN;
 	unsigned int i;
 
-	ack->cack = get_unaligned_be32(e);
-	ack->echo_psn = get_unaligned_be32(e + 4);
+	ack->cack = mr_get_be32(e);
+	ack->echo_psn = mr_get_be32(e + 4);
 	ack->echo_path = e[8];
 	ack->echo_flags = e[9];
-	ack->ack_delay = get_unaligned_be16(e + 10);
-	ack->ce_cnt = get_unaligned_be16(e + 12);
-	ack->rx_cnt = get_unaligned_be16(e + 14);
-	ack->rate_hint = get_unaligned_be32(e + 16);
+	ack->ack_delay = mr_get_be16(e + 10);
+	ack->ce_cnt = mr_get_be16(e + 12);
+	ack->rx_cnt = mr_get_be16(e + 14);
+	ack->rate_hint = mr_get_be32(e + 16);
 	for (i = 0; i < MR_SACK_WORDS; i++)
-		ack->sack[i] = get_unaligned_be64(e + 24 + 8 * i);
+		ack->sack[i] = mr_get_be64(e + 24 + 8 * i);
 
-	if (get_unaligned_be32(e + 20))
+	if (mr_get_be32(e + 20))
 		return MR_PERR_RSVD;
 	if (ack->echo_path >= MR_MAX_PATHS || (ack->echo_flags & ~MR_ECHO_KNOWN))
 		return MR_PERR_ACK;
@@ -123,12 +123,12 @@ static enum mr_perr mr_decode_nak(const u8 *b, struct mr_pkt_nak *nak)
 {
 	const u8 *e = b + MR_BTH_LEN;
 
-	nak->cack = get_unaligned_be32(e);
-	nak->nak_psn = get_unaligned_be32(e + 4);
+	nak->cack = mr_get_be32(e);
+	nak->nak_psn = mr_get_be32(e + 4);
 	nak->syndrome = e[8];
-	nak->rnr_delay = get_unaligned_be16(e + 10);
+	nak->rnr_delay = mr_get_be16(e + 10);
 
-	if (e[9] || get_unaligned_be32(e + 12))
+	if (e[9] || mr_get_be32(e + 12))
 		return MR_PERR_RSVD;
 	if (nak->syndrome < MR_NAK_RNR || nak->syndrome > MR_NAK_REM_OP)
 		return MR_PERR_NAK;
@@ -146,18 +146,18 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
 	case MR_OP_SEND_INV:
-		pkt->send.rmsn = get_unaligned_be32(e);
-		pkt->send.imm_inv = get_unaligned_be32(e + 4);
+		pkt->send.rmsn = mr_get_be32(e);
+		pkt->send.imm_inv = mr_get_be32(e + 4);
 		if (pkt->opcode == MR_OP_SEND && pkt->send.imm_inv)
 			return MR_PERR_RSVD;
 		return MR_PERR_OK;
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		pkt->write.va = get_unaligned_be64(e);
-		pkt->write.rkey = get_unaligned_be32(e + 8);
-		pkt->write.rmsn = get_unaligned_be32(e + 12);
-		pkt->write.imm = get_unaligned_be32(e + 16);
-		if (get_unaligned_be32(e + 20))
+		pkt->write.va = mr_get_be64(e);
+		pkt->write.rkey = mr_get_be32(e + 8);
+		pkt->write.rmsn = mr_get_be32(e + 12);
+		pkt->write.imm = mr_get_be32(e + 16);
+		if (mr_get_be32(e + 20))
 			return MR_PERR_RSVD;
 		if (pkt->opcode == MR_OP_WRITE && (pkt->write.rmsn || pkt->write.imm))
 			return MR_PERR_RSVD;
@@ -166,9 +166,9 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 		/* Version 1 requests a read whole; moff is for later range re-requests. */
 		if (pkt->moff)
 			return MR_PERR_MSG;
-		pkt->rreq.va = get_unaligned_be64(e);
-		pkt->rreq.rkey = get_unaligned_be32(e + 8);
-		if (get_unaligned_be32(e + 12))
+		pkt->rreq.va = mr_get_be64(e);
+		pkt->rreq.rkey = mr_get_be32(e + 8);
+		if (mr_get_be32(e + 12))
 			return MR_PERR_RSVD;
 		return MR_PERR_OK;
 	case MR_OP_READ_RESP:
@@ -177,11 +177,11 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 	case MR_OP_FETCH_ADD:
 		if (mr_decode_atomic_meth(pkt))
 			return MR_PERR_MSG;
-		pkt->atomic.va = get_unaligned_be64(e);
-		pkt->atomic.rkey = get_unaligned_be32(e + 8);
-		pkt->atomic.swap_add = get_unaligned_be64(e + 16);
-		pkt->atomic.compare = get_unaligned_be64(e + 24);
-		if (get_unaligned_be32(e + 12))
+		pkt->atomic.va = mr_get_be64(e);
+		pkt->atomic.rkey = mr_get_be32(e + 8);
+		pkt->atomic.swap_add = mr_get_be64(e + 16);
+		pkt->atomic.compare = mr_get_be64(e + 24);
+		if (mr_get_be32(e + 12))
 			return MR_PERR_RSVD;
 		if (pkt->opcode == MR_OP_FETCH_ADD && pkt->atomic.compare)
 			return MR_PERR_RSVD;
@@ -191,7 +191,7 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 	case MR_OP_ATOMIC_RESP:
 		if (mr_decode_atomic_meth(pkt))
 			return MR_PERR_MSG;
-		pkt->orig = get_unaligned_be64(e);
+		pkt->orig = mr_get_be64(e);
 		return MR_PERR_OK;
 	default:
 		/* mr_pkt_decode() only calls this for data opcodes */
@@ -216,7 +216,7 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if (!oi)
 		return MR_PERR_OPCODE;
 
-	pkt->flags = get_unaligned_be16(b + 2);
+	pkt->flags = mr_get_be16(b + 2);
 	if (pkt->flags & ~MR_F_KNOWN)
 		return MR_PERR_FLAGS;
 	if ((pkt->flags & MR_F_SE) && !(oi->flags & OPI_SE))
@@ -225,14 +225,14 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if (!(oi->flags & OPI_DATA) && pkt->flags)
 		return MR_PERR_FLAGS;
 
-	pkt->dqpn = get_unaligned_be32(b + 4);
+	pkt->dqpn = mr_get_be32(b + 4);
 	if (pkt->dqpn & ~MR_QPN_MASK)
 		return MR_PERR_QPN;
-	pkt->ctok = get_unaligned_be32(b + 8);
-	pkt->psn = get_unaligned_be32(b + 12);
+	pkt->ctok = mr_get_be32(b + 8);
+	pkt->psn = mr_get_be32(b + 12);
 	pkt->stream = b[16];
 	pkt->path = b[17];
-	pkt->paylen = get_unaligned_be16(b + 18);
+	pkt->paylen = mr_get_be16(b + 18);
 	pkt->hdrlen = oi->hdrlen;
 
 	if (len < (u32)oi->hdrlen + MR_ICRC_LEN)
@@ -272,55 +272,55 @@ static void mr_encode_ext(const struct mr_pkt *pkt, u8 *b)
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
 	case MR_OP_SEND_INV:
-		put_unaligned_be32(pkt->send.rmsn, e);
-		put_unaligned_be32(pkt->send.imm_inv, e + 4);
+		mr_put_be32(pkt->send.rmsn, e);
+		mr_put_be32(pkt->send.imm_inv, e + 4);
 		break;
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		put_unaligned_be64(pkt->write.va, e);
-		put_unaligned_be32(pkt->write.rkey, e + 8);
-		put_unaligned_be32(pkt->write.rmsn, e + 12);
-		put_unaligned_be32(pkt->write.imm, e + 16);
-		put_unaligned_be32(0, e + 20);
+		mr_put_be64(pkt->write.va, e);
+		mr_put_be32(pkt->write.rkey, e + 8);
+		mr_put_be32(pkt->write.rmsn, e + 12);
+		mr_put_be32(pkt->write.imm, e + 16);
+		mr_put_be32(0, e + 20);
 		break;
 	case MR_OP_READ_REQ:
-		put_unaligned_be64(pkt->rreq.va, e);
-		put_unaligned_be32(pkt->rreq.rkey, e + 8);
-		put_unaligned_be32(0, e + 12);
+		mr_put_be64(pkt->rreq.va, e);
+		mr_put_be32(pkt->rreq.rkey, e + 8);
+		mr_put_be32(0, e + 12);
 		break;
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
-		put_unaligned_be64(pkt->atomic.va, e);
-		put_unaligned_be32(pkt->atomic.rkey, e + 8);
-		put_unaligned_be32(0, e + 12);
-		put_unaligned_be64(pkt->atomic.swap_add, e + 16);
-		put_unaligned_be64(pkt->atomic.compare, e + 24);
+		mr_put_be64(pkt->atomic.va, e);
+		mr_put_be32(pkt->atomic.rkey, e + 8);
+		mr_put_be32(0, e + 12);
+		mr_put_be64(pkt->atomic.swap_add, e + 16);
+		mr_put_be64(pkt->atomic.compare, e + 24);
 		break;
 	case MR_OP_ATOMIC_RESP:
-		put_unaligned_be64(pkt->orig, e);
+		mr_put_be64(pkt->orig, e);
 		break;
 	case MR_OP_ACK:
 		e = b + MR_BTH_LEN;
-		put_unaligned_be32(pkt->ack.cack, e);
-		put_unaligned_be32(pkt->ack.echo_psn, e + 4);
+		mr_put_be32(pkt->ack.cack, e);
+		mr_put_be32(pkt->ack.echo_psn, e + 4);
 		e[8] = pkt->ack.echo_path;
 		e[9] = pkt->ack.echo_flags;
-		put_unaligned_be16(pkt->ack.ack_delay, e + 10);
-		put_unaligned_be16(pkt->ack.ce_cnt, e + 12);
-		put_unaligned_be16(pkt->ack.rx_cnt, e + 14);
-		put_unaligned_be32(pkt->ack.rate_hint, e + 16);
-		put_unaligned_be32(0, e + 20);
+		mr_put_be16(pkt->ack.ack_delay, e + 10);
+		mr_put_be16(pkt->ack.ce_cnt, e + 12);
+		mr_put_be16(pkt->ack.rx_cnt, e + 14);
+		mr_put_be32(pkt->ack.rate_hint, e + 16);
+		mr_put_be32(0, e + 20);
 		for (i = 0; i < MR_SACK_WORDS; i++)
-			put_unaligned_be64(pkt->ack.sack[i], e + 24 + 8 * i);
+			mr_put_be64(pkt->ack.sack[i], e + 24 + 8 * i);
 		break;
 	case MR_OP_NAK:
 		e = b + MR_BTH_LEN;
-		put_unaligned_be32(pkt->nak.cack, e);
-		put_unaligned_be32(pkt->nak.nak_psn, e + 4);
+		mr_put_be32(pkt->nak.cack, e);
+		mr_put_be32(pkt->nak.nak_psn, e + 4);
 		e[8] = pkt->nak.syndrome;
 		e[9] = 0;
-		put_unaligned_be16(pkt->nak.rnr_delay, e + 10);
-		put_unaligned_be32(0, e + 12);
+		mr_put_be16(pkt->nak.rnr_delay, e + 10);
+		mr_put_be32(0, e + 12);
 		break;
 	default: /* READ_RESP has no extension beyond METH */
 		break;
@@ -337,17 +337,17 @@ u32 mr_pkt_encode(const struct mr_pkt *pkt, void *buf, u32 cap)
 
 	b[0] = MR_WIRE_VERSION;
 	b[1] = pkt->opcode;
-	put_unaligned_be16(pkt->flags, b + 2);
-	put_unaligned_be32(pkt->dqpn & MR_QPN_MASK, b + 4);
-	put_unaligned_be32(pkt->ctok, b + 8);
-	put_unaligned_be32(pkt->psn, b + 12);
+	mr_put_be16(pkt->flags, b + 2);
+	mr_put_be32(pkt->dqpn & MR_QPN_MASK, b + 4);
+	mr_put_be32(pkt->ctok, b + 8);
+	mr_put_be32(pkt->psn, b + 12);
 	b[16] = pkt->stream;
 	b[17] = pkt->path;
-	put_unaligned_be16(pkt->paylen, b + 18);
+	mr_put_be16(pkt->paylen, b + 18);
 	if (oi->flags & OPI_DATA) {
-		put_unaligned_be32(pkt->msn, b + MR_OFF_METH);
-		put_unaligned_be32(pkt->moff, b + MR_OFF_METH + 4);
-		put_unaligned_be32(pkt->mlen, b + MR_OFF_METH + 8);
+		mr_put_be32(pkt->msn, b + MR_OFF_METH);
+		mr_put_be32(pkt->moff, b + MR_OFF_METH + 4);
+		mr_put_be32(pkt->mlen, b + MR_OFF_METH + 8);
 	}
 	mr_encode_ext(pkt, b);
 	return oi->hdrlen;

@@ -24,14 +24,10 @@
 #include <linux/types.h>
 #include <linux/bitops.h>
 #include <linux/crc32c.h>
+#include <linux/errno.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
-#if __has_include(<linux/unaligned.h>)
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
 
 static inline u32 mr_crc32c(u32 crc, const void *p, unsigned int len)
 {
@@ -55,5 +51,45 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 #endif
 
 #include <metaroce/wire.h>
+
+/*
+ * Big-endian field access at any alignment. Open-coded rather than get_unaligned_be32()
+ * because that header moved between the kernels the module supports, and because the
+ * same code must build in userspace; compilers turn these into a load and a bswap.
+ */
+static inline u16 mr_get_be16(const u8 *p)
+{
+	return (u16)(p[0] << 8 | p[1]);
+}
+
+static inline u32 mr_get_be32(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+static inline u64 mr_get_be64(const u8 *p)
+{
+	return (u64)mr_get_be32(p) << 32 | mr_get_be32(p + 4);
+}
+
+static inline void mr_put_be16(u16 v, u8 *p)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void mr_put_be32(u32 v, u8 *p)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static inline void mr_put_be64(u64 v, u8 *p)
+{
+	mr_put_be32(v >> 32, p);
+	mr_put_be32(v, p + 4);
+}
 
 #endif /* _METAROCE_PROTO_PLATFORM_H */
