@@ -11,7 +11,6 @@
 #error "compat-user.h is for userspace builds only"
 #endif
 
-#include <assert.h>
 #include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -34,6 +33,11 @@ typedef __s64 s64;
 #define be16_to_cpu(x)	be16toh((u16)(x))
 #define be32_to_cpu(x)	be32toh((u32)(x))
 #define be64_to_cpu(x)	be64toh((u64)(x))
+
+/* As the kernel's: the message is optional. */
+#undef static_assert
+#define static_assert(expr, ...)	__mr_static_assert(expr, ##__VA_ARGS__, #expr)
+#define __mr_static_assert(expr, msg, ...)	_Static_assert(expr, msg)
 
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
