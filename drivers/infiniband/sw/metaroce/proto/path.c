@@ -209,22 +209,27 @@ u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
 
 u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 {
-	u64 lo = U64_MAX, hi = 0, wnd;
+	u64 lo = U64_MAX, hi = 0, wnd, cap;
+	bool unknown = false;
 	unsigned int i;
 
+	cap = max_t(u64, ps->conn.srtt, MR_REO_MIN_NS);
 	for (i = 0; i < ps->n; i++) {
 		const struct mr_path *p = &ps->p[i];
 
-		if (!p->up || !p->rtt.srtt)
+		if (!p->up)
 			continue;
+		if (!p->rtt.srtt) {
+			unknown = true;
+			continue;
+		}
 		lo = min_t(u64, lo, p->rtt.srtt);
 		hi = max_t(u64, hi, p->rtt.srtt);
 	}
-	wnd = ps->conn.min / 4;
-	if (hi > lo && hi - lo > wnd)
-		wnd = hi - lo;
+	/* Until every path has been measured the skew is unknown: be patient. */
+	if (unknown || !ps->conn.srtt)
+		return cap;
+	wnd = ps->conn.min / 4 + (hi - lo);
 	wnd = max_t(u64, wnd, MR_REO_MIN_NS);
-	if (ps->conn.srtt)
-		wnd = min_t(u64, wnd, max_t(u64, ps->conn.srtt, MR_REO_MIN_NS));
-	return wnd;
+	return min_t(u64, wnd, cap);
 }
