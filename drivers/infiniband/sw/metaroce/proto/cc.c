@@ -78,12 +78,13 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 	/* alpha += g (F - alpha), with F the marked fraction of the last RTT's packets */
 	if (cc->acc_rx && (!srtt_ns || now - cc->last_alpha_ns >= srtt_ns)) {
 		u32 f = (u32)div_u64((u64)cc->acc_ce << MR_FP_SHIFT, cc->acc_rx);
-		s32 delta = (s32)f - (s32)cc->alpha;
+		u32 g = 1U << MR_ALPHA_G_SHIFT;
 
-		cc->alpha = (u32)((s32)cc->alpha + delta / (1 << MR_ALPHA_G_SHIFT));
-		/* Let a fully marked path converge to 1 instead of stopping short of it. */
-		if (delta > 0 && delta < (1 << MR_ALPHA_G_SHIFT))
-			cc->alpha++;
+		/* Round the step away from zero so that alpha reaches F, 0 and 1 included. */
+		if (f >= cc->alpha)
+			cc->alpha += (f - cc->alpha + g - 1) >> MR_ALPHA_G_SHIFT;
+		else
+			cc->alpha -= (cc->alpha - f + g - 1) >> MR_ALPHA_G_SHIFT;
 		cc->alpha = min_t(u32, cc->alpha, MR_FP_ONE);
 		cc->acc_ce = 0;
 		cc->acc_rx = 0;
