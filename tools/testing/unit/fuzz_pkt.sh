@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs the packet-parser fuzzer for a bounded time and reports the result as TAP.
 # MR_FUZZ_SECONDS overrides the duration (default 20).
-FUZZER=@FUZZER@
+FUZZDIR=@FUZZDIR@
 SECS=${MR_FUZZ_SECONDS:-20}
 WORK=$(mktemp -d) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 
 echo "1..1"
-if "$FUZZER" -max_total_time="$SECS" -seed=1 -max_len=4200 -artifact_prefix="$WORK/" \
-	"$WORK" >"$WORK/log" 2>&1; then
+mkdir "$WORK/corpus" && "$FUZZDIR/fuzz_seeds" "$WORK/corpus" || {
+	echo "not ok 1 - fuzz_pkt: could not write the seed corpus"
+	exit 1
+}
+if "$FUZZDIR/fuzz_pkt" -max_total_time="$SECS" -seed=1 -max_len=4200 \
+	-artifact_prefix="$WORK/" "$WORK/corpus" >"$WORK/log" 2>&1; then
 	runs=$(sed -n 's/.*Done \([0-9]*\) runs.*/\1/p' "$WORK/log")
-	echo "ok 1 - fuzz_pkt: mr_pkt_decode survived ${runs:-?} inputs in ${SECS}s"
+	cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' "$WORK/log" | tail -n 1)
+	echo "ok 1 - fuzz_pkt: mr_pkt_decode survived ${runs:-?} inputs in ${SECS}s (cov ${cov:-?})"
 	exit 0
 fi
 sed 's/^/# /' "$WORK/log" | tail -n 40

@@ -204,8 +204,11 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 				a.echo_flags = MR_ECHO_RETX;
 			now = t > now ? t : now;
 			assert_int_equal(mr_txwin_ack(w, now, &a, NULL, NULL, &r), 0);
-			if (r.echo_rtt_valid)
-				mr_paths_on_echo(&ps, mr_txwin_pkt(w, psn)->path, r.echo_rtt_ns, false);
+			if (r.echo_rtt_valid) {
+				u8 path = mr_txwin_pkt(w, psn)->path;
+
+				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false);
+			}
 			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), log_lost, lost);
 		}
 		/* nothing left to deliver: let the timers act */
