@@ -48,6 +48,8 @@ u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 
 	p->len = len;
 	p->state = MR_TXP_INFLIGHT;
 	p->nretx = 0;
+	p->moff = 0;
+	p->msg = 0;
 	w->in_flight++;
 	w->tlp_base_ns = now;
 	return psn;
@@ -135,6 +137,8 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 	unambiguous = !p->nretx || (echoed && (ack->echo_flags & MR_ECHO_RETX));
 	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX))
 		w->stat_spurious++;
+	if (echoed)
+		res->echo_acked = true;
 
 	if (unambiguous) {
 		u64 rtt = now > p->sent_ns ? now - p->sent_ns : 0;
@@ -206,6 +210,14 @@ static void mr_txwin_declare_lost(struct mr_txwin *w, u32 psn, struct mr_txpkt *
 	w->nlost++;
 	if (lost)
 		lost(arg, psn, p);
+}
+
+void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
+{
+	struct mr_txpkt *p = mr_slot(w, psn);
+
+	if (mr_seq_in(psn, w->una, w->nxt - w->una) && p->state == MR_TXP_INFLIGHT)
+		mr_txwin_declare_lost(w, psn, p, NULL, NULL);
 }
 
 u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg)

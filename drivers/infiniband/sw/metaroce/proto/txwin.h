@@ -25,6 +25,8 @@ struct mr_txpkt {
 	u64	sent_ns;	/* last transmission */
 	u32	path_seq;	/* position among the packets of its path, last transmission */
 	u32	msn;
+	u32	moff;		/* owner's bookkeeping: offset in the message */
+	u16	msg;		/* owner's bookkeeping: send queue slot */
 	u16	len;
 	u8	path;
 	u8	stream;
@@ -69,6 +71,7 @@ struct mr_txack_res {
 	u32	newly_acked;	/* packets */
 	u32	newly_bytes;
 	bool	una_advanced;
+	bool	echo_acked;	/* the echoed PSN was acknowledged by this ACK */
 	bool	echo_rtt_valid;	/* the echoed packet gave an unambiguous RTT sample */
 	u64	echo_rtt_ns;	/* minus the receiver's ack_delay */
 };
@@ -104,6 +107,8 @@ static inline const struct mr_txpkt *mr_txwin_pkt(const struct mr_txwin *w, u32 
 u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 len);
 /* Record a retransmission (of a lost packet, or a probe of an in-flight one). */
 void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path);
+/* Declare psn lost for a reason other than the loss rules (an RNR NAK). */
+void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn);
 /* Lowest PSN waiting for retransmission; false if none. */
 bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn);
 

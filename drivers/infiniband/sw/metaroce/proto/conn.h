@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One MetaRoCE connection endpoint: the send and receive windows, paths, congestion
+ * control, the send queue of messages being transmitted and the receive-side message
+ * tracking, tied together. The host keeps memory (placement, WQEs, CQs), sockets and the
+ * one timer; this object decides what goes on the wire and when, and what completes.
+ *
+ * Version 1 of this engine carries SEND, SEND_IMM, SEND_INV, WRITE and WRITE_IMM. READ
+ * and atomics are defined on the wire and parsed, but the engine refuses to post them.
+ *
+ * Receive path, per packet: mr_pkt_icrc_ok(), mr_pkt_decode(), then mr_conn_rx(). For a
+ * data packet that returns MR_RXC_PLACE, the host checks the rkey or receive WQE, writes
+ * the payload to its final place and calls mr_conn_rx_commit(); a packet the host cannot
+ * place is not committed (and not acknowledged).
+ */
+#ifndef _METAROCE_PROTO_CONN_H
+#define _METAROCE_PROTO_CONN_H
+
+#include "platform.h"
+#include "pkt.h"
+#include "txwin.h"
+#include "rxwin.h"
+#include "path.h"
+#include "cc.h"
+#include "stream.h"
+
+#define MR_SENDQ_DEPTH	256	/* messages posted and not completed; a power of two */
+
+struct mr_conn_cfg {
+	u32	peer_qpn;	/* dqpn of the packets we send */
+	u32	peer_ctok;	/* ctok of the packets we send */
+	u32	local_ctok;	/* ctok the packets we receive must carry */
+	u32	tx_isn;		/* our first PSN */
+	u32	rx_isn;		/* the peer's first PSN */
+	u16	mtu;		/* payload bytes per packet */
+	u8	n_paths;	/* our paths (N) */
+	u8	peer_paths;	/* the peer's N: path ids we accept */
+	u8	n_streams;	/* M, both directions */
+	u8	retry_cnt;	/* verbs retry_cnt, 0..7 */
+	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
+};
+
+enum mr_wc_status {
+	MR_WC_SUCCESS = 0,
+	MR_WC_RETRY_EXC,
+	MR_WC_RNR_RETRY_EXC,
+	MR_WC_REM_ACCESS,
+	MR_WC_REM_INV_REQ,
+	MR_WC_REM_OP,
+	MR_WC_FLUSH,
+};
+
+/* A message to send, as the host's send WQE describes it. */
+struct mr_send_wr {
+	u64	cookie;		/* the host's handle, returned at completion */
+	u8	opcode;		/* MR_OP_SEND .. MR_OP_WRITE_IMM */
+	u8	stream;
+	bool	solicited;
+	u32	len;
+	u64	va;		/* WRITE*: remote address */
+	u32	rkey;		/* WRITE*: remote key */
+	u32	imm_inv;	/* SEND_IMM, WRITE_IMM: immediate; SEND_INV: rkey */
+};
+
+struct mr_sendmsg {
+	struct mr_send_wr wr;
+	u32	msn;
+	u32	rmsn;
+	u32	next_off;	/* bytes handed to the wire so far */
+	u32	pkts;		/* packets in the message */
+	u32	pkts_acked;
+	bool	all_sent;
+};
+
+/* Per message, what the receiver remembers until delivery. */
+struct mr_rmsg {
+	u8	opcode;
+	bool	se;
+	u32	rmsn;
+	u32	imm_inv;
+};
+
+struct mr_rstream {
+	struct mr_stream st;
+	struct mr_rmsg info[MR_STREAM_WIN];
+};
+
+/* A packet to transmit: the host encodes hdr and appends paylen bytes at moff. */
+struct mr_tx_pkt {
+	struct mr_pkt hdr;
+	u64	cookie;
+	u32	moff;
+};
+
+/* A delivered message, in stream order. */
+struct mr_rx_done {
+	u8	opcode;
+	u8	stream;
+	bool	se;
+	u32	msn;
+	u32	mlen;
+	u32	rmsn;
+	u32	imm_inv;
+};
+
+enum mr_rx_class {
+	MR_RXC_DROP,	/* refused; counted */
+	MR_RXC_DUP,	/* duplicate or stale; counted; an ACK is scheduled */
+	MR_RXC_PLACE,	/* new data: place it, then mr_conn_rx_commit() */
+	MR_RXC_DONE,	/* ACK or NAK, fully processed */
+	MR_RXC_FATAL,	/* protocol violation: send the NAK in *nak, connection failed */
+};
+
+struct mr_conn_stats {
+	u64	tx_pkts;
+	u64	tx_retx;
+	u64	tx_probes;
+	u64	rx_pkts;
+	u64	rx_bad_token;
+	u64	rx_bad_stream;
+	u64	rx_bad_path;
+	u64	rx_bad_length;
+	u64	rx_dup;
+	u64	rx_stale;
+	u64	rx_beyond;
+	u64	rx_inconsistent;
+	u64	rx_bad_ack;
+	u64	rx_nak;
+	u64	acks_sent;
+};
+
+struct mr_conn {
+	struct mr_conn_cfg cfg;
+
+	/* sending */
+	struct mr_txwin tx;
+	struct mr_paths paths;
+	struct mr_cc cc;
+	struct mr_sendmsg sq[MR_SENDQ_DEPTH];
+	u32	sq_head;	/* next slot to post into */
+	u32	sq_tail;	/* oldest message not yet completed */
+	u32	sq_next;	/* oldest message with bytes not yet sent */
+	u32	tx_msn[MR_MAX_STREAMS];
+	u32	tx_rmsn;
+	u64	next_tx_ns;	/* pacing and RNR back-off */
+	u32	probe_psn;
+	bool	probe_pending;
+	u8	rnr_retries;
+	bool	failed;
+	enum mr_wc_status fail_status;
+
+	/* receiving */
+	struct mr_rxwin rx;
+	u16	ce_cnt;
+	u16	rx_cnt;
+	u32	unacked;
+	u64	ack_due_ns;	/* 0: no ACK owed */
+	bool	ack_now;
+	u32	echo_psn;
+	u8	echo_path;
+	u8	echo_flags;
+	u64	echo_arrival_ns;
+	u32	rate_hint;	/* set by the host: our fair share for the peer, Mbit/s */
+	u8	deliver_rr;
+
+	struct mr_conn_stats stats;
+	struct mr_rstream rs[];	/* cfg.n_streams of them */
+};
+
+/* Bytes to allocate for a connection with n_streams streams. */
+size_t mr_conn_size(u8 n_streams);
+int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
+
+/* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */
+int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr);
+/* The next packet to send now, if any. */
+bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out);
+/* Completed sends, in order per stream; after a failure, the error then flushes. */
+bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status);
+
+enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
+			    struct mr_pkt *nak);
+void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce);
+bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d);
+
+/* An ACK is owed now. */
+bool mr_conn_ack_due(const struct mr_conn *c, u64 now);
+void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack);
+
+/* When the host must call mr_conn_timer() (and retry mr_conn_tx()); U64_MAX: never. */
+u64 mr_conn_deadline(const struct mr_conn *c);
+void mr_conn_timer(struct mr_conn *c, u64 now);
+
+#endif /* _METAROCE_PROTO_CONN_H */
