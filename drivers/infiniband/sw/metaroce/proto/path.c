@@ -207,13 +207,19 @@ u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
 	return mr_paths_pick(ps, now);
 }
 
+/*
+ * How much later than the fastest packet a packet's ACK may come back without being lost:
+ * the slowest plausible RTT of an up path (srtt + 2 rttvar; the variance also carries the
+ * spread of the reverse paths the ACKs take) minus the fastest RTT seen, plus a quarter
+ * of that fastest RTT for jitter. Capped at 2 srtt, beyond which the RTO is as good.
+ */
 u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 {
-	u64 lo = U64_MAX, hi = 0, wnd, cap;
+	u64 hi = 0, wnd, cap;
 	bool unknown = false;
 	unsigned int i;
 
-	cap = max_t(u64, ps->conn.srtt, MR_REO_MIN_NS);
+	cap = max_t(u64, 2 * ps->conn.srtt, MR_REO_MIN_NS);
 	for (i = 0; i < ps->n; i++) {
 		const struct mr_path *p = &ps->p[i];
 
@@ -223,13 +229,12 @@ u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 			unknown = true;
 			continue;
 		}
-		lo = min_t(u64, lo, p->rtt.srtt);
-		hi = max_t(u64, hi, p->rtt.srtt);
+		hi = max_t(u64, hi, p->rtt.srtt + 2 * p->rtt.rttvar);
 	}
-	/* Until every path has been measured the skew is unknown: be patient. */
+	/* Until every path has been measured the spread is unknown: be patient. */
 	if (unknown || !ps->conn.srtt)
 		return cap;
-	wnd = ps->conn.min / 4 + (hi - lo);
+	wnd = ps->conn.min / 4 + (hi > ps->conn.min ? hi - ps->conn.min : 0);
 	wnd = max_t(u64, wnd, MR_REO_MIN_NS);
 	return min_t(u64, wnd, cap);
 }

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end: two connection endpoints joined by a deterministic, seeded in-memory
+ * network of N paths with per-path delay, jitter, loss and death. Every packet is
+ * encoded, ICRC-sealed, checked and decoded on the way. The receiver places payload by
+ * the packet's own placement fields; the test checks every byte, delivery order per
+ * stream, completion order, and what recovery cost.
+ */
+#include <stdlib.h>
+#include "unit.h"
+#include "conn.h"
+#include "params.h"
+
+#define US		1000ULL
+#define MAXQ		4096	/* packets in flight in the network */
+#define NMSG_MAX	600
+#define MSG_MAX		(20 * 1024)
+
+struct net_path {
+	u64	delay_ns;
+	u32	loss_ppm;	/* random loss, parts per million */
+	u32	ce_ppm;
+	u64	dead_from;	/* drops everything from this time; 0 = never */
+};
+
+struct inflight {
+	u64	at;
+	u8	to;		/* 0: A, 1: B */
+	bool	ce;
+	u16	len;
+	u8	bytes[MR_HDR_MAX + MR_MAX_PAYLOAD + MR_ICRC_LEN];
+};
+
+struct world {
+	u64	now;
+	u64	rng;
+	u64	jitter_ns;
+	struct net_path path[MR_MAX_PATHS];
+	struct mr_conn *c[2];		/* A sends, B receives */
+	struct inflight *q;
+	u32	nq;
+
+	/* workload */
+	u32	nmsg;
+	u32	posted;
+	u32	len[NMSG_MAX];
+	u8	stream[NMSG_MAX];
+	/* receiver: buffers by rmsn, and what was delivered */
+	u8	*rbuf[NMSG_MAX];
+	u32	delivered;
+	u32	last_msn[MR_MAX_STREAMS];
+	bool	seen_stream[MR_MAX_STREAMS];
+	/* sender completions */
+	u32	completed;
+	u32	errors;
+	enum mr_wc_status first_err;
+	u64	last_cookie[MR_MAX_STREAMS];
+	bool	has_cookie[MR_MAX_STREAMS];
+	u32	drops, sent_pkts;
+};
+
+static u32 rnd(struct world *w)
+{
+	/* xorshift64*: deterministic across hosts */
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return (u32)((w->rng * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
+static u8 pattern(u32 msg, u32 off)
+{
+	return (u8)(msg * 131 + off * 7 + (off >> 8));
+}
+
+static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_tx, u32 isn_rx)
+{
+	struct mr_conn_cfg cfg = {
+		.peer_qpn = peer, .peer_ctok = 0x1000 + peer, .local_ctok = 0x1000 + me,
+		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = 4096,
+		.n_paths = paths, .peer_paths = paths, .n_streams = streams,
+		.retry_cnt = 7, .rnr_retry = 7,
+	};
+	struct mr_conn *c = calloc(1, mr_conn_size(streams));
+
+	assert_non_null(c);
+	assert_int_equal(mr_conn_init(c, &cfg), 0);
+	return c;
+}
+
+static void world_init(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg)
+{
+	u32 i;
+
+	memset(w, 0, sizeof(*w));
+	w->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	w->q = calloc(MAXQ, sizeof(*w->q));
+	assert_non_null(w->q);
+	/* PSNs start just below 2^32 so that every run crosses the wrap */
+	w->c[0] = conn_new(1, 2, streams, paths, 0xfffffc00, 0x7ffffff0);
+	w->c[1] = conn_new(2, 1, streams, paths, 0x7ffffff0, 0xfffffc00);
+	for (i = 0; i < paths; i++)
+		w->path[i].delay_ns = 5 * US + i * 2 * US;	/* up to 2(N-1) us of skew */
+	w->nmsg = nmsg;
+	for (i = 0; i < nmsg; i++) {
+		/* mostly multi-packet, some empty, some exact multiples of the MTU */
+		u32 r = rnd(w) % 10;
+
+		w->len[i] = r == 0 ? 0 : r == 1 ? 8192 : rnd(w) % MSG_MAX + 1;
+		w->stream[i] = i % streams;
+		w->rbuf[i] = calloc(1, w->len[i] + 1);
+	}
+}
+
+static void world_free(struct world *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->nmsg; i++)
+		free(w->rbuf[i]);
+	free(w->c[0]);
+	free(w->c[1]);
+	free(w->q);
+}
+
+static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *payload)
+{
+	const struct net_path *p = &w->path[h->path];
+	struct inflight *f;
+	u32 hl;
+
+	w->sent_pkts++;
+	if ((p->dead_from && w->now >= p->dead_from) || rnd(w) % 1000000 < p->loss_ppm) {
+		w->drops++;
+		return;
+	}
+	assert_true(w->nq < MAXQ);
+	f = &w->q[w->nq++];
+	hl = mr_pkt_encode(h, f->bytes, sizeof(f->bytes));
+	assert_int_equal(hl, h->hdrlen);
+	if (h->paylen)
+		memcpy(f->bytes + hl, payload, h->paylen);
+	mr_pkt_icrc_put(f->bytes, hl + h->paylen);
+	f->len = hl + h->paylen + MR_ICRC_LEN;
+	f->to = to;
+	f->ce = rnd(w) % 1000000 < p->ce_ppm;
+	f->at = w->now + p->delay_ns + (w->jitter_ns ? rnd(w) % w->jitter_ns : 0);
+}
+
+/* The sender's host: copy payload of message cookie at moff. */
+static void host_tx(struct world *w, u8 me)
+{
+	struct mr_conn *c = w->c[me];
+	static u8 payload[MR_MAX_PAYLOAD];
+	struct mr_tx_pkt tp;
+	u32 i;
+
+	while (mr_conn_tx(c, w->now, &tp)) {
+		for (i = 0; i < tp.hdr.paylen; i++)
+			payload[i] = pattern((u32)tp.cookie, tp.moff + i);
+		net_send(w, !me, &tp.hdr, payload);
+	}
+	if (mr_conn_ack_due(c, w->now)) {
+		struct mr_pkt ack;
+
+		mr_conn_build_ack(c, w->now, &ack);
+		net_send(w, !me, &ack, NULL);
+	}
+}
+
+static void host_rx(struct world *w, struct inflight *f)
+{
+	struct mr_conn *c = w->c[f->to];
+	struct mr_pkt pkt, nak;
+	enum mr_rx_class cls;
+
+	assert_true(mr_pkt_icrc_ok(f->bytes, f->len));
+	assert_int_equal(mr_pkt_decode(f->bytes, f->len, &pkt), MR_PERR_OK);
+	cls = mr_conn_rx(c, w->now, &pkt, f->ce, &nak);
+	assert_int_not_equal(cls, MR_RXC_FATAL);
+	if (cls != MR_RXC_PLACE)
+		return;
+	/* Direct placement: the packet alone says where its bytes go. */
+	assert_true(pkt.opcode == MR_OP_SEND);
+	assert_true(pkt.send.rmsn < w->nmsg);
+	assert_int_equal(pkt.mlen, w->len[pkt.send.rmsn]);
+	memcpy(w->rbuf[pkt.send.rmsn] + pkt.moff, f->bytes + pkt.hdrlen, pkt.paylen);
+	mr_conn_rx_commit(c, w->now, &pkt, f->ce);
+}
+
+static void host_complete(struct world *w)
+{
+	struct mr_rx_done d;
+	enum mr_wc_status st;
+	u64 cookie;
+	u32 i;
+
+	while (mr_conn_deliver(w->c[1], &d)) {
+		/* rmsn is the message index; stream order is msn order */
+		assert_true(d.rmsn < w->nmsg);
+		assert_int_equal(d.stream, w->stream[d.rmsn]);
+		assert_int_equal(d.mlen, w->len[d.rmsn]);
+		if (w->seen_stream[d.stream])
+			assert_int_equal(d.msn, w->last_msn[d.stream] + 1);
+		else
+			assert_int_equal(d.msn, 0);
+		w->seen_stream[d.stream] = true;
+		w->last_msn[d.stream] = d.msn;
+		for (i = 0; i < d.mlen; i++)
+			if (w->rbuf[d.rmsn][i] != pattern(d.rmsn, i))
+				fail_msg("message %u byte %u wrong", d.rmsn, i);
+		w->delivered++;
+	}
+	while (mr_conn_poll_send(w->c[0], &cookie, &st)) {
+		u8 s = w->stream[cookie];
+
+		if (st != MR_WC_SUCCESS) {
+			if (!w->errors++)
+				w->first_err = st;
+			continue;
+		}
+		/* per-stream completion order is posting order */
+		if (w->has_cookie[s])
+			assert_true(cookie > w->last_cookie[s]);
+		w->has_cookie[s] = true;
+		w->last_cookie[s] = cookie;
+		w->completed++;
+	}
+}
+
+static void host_post(struct world *w)
+{
+	while (w->posted < w->nmsg) {
+		struct mr_send_wr wr = {
+			.cookie = w->posted, .opcode = MR_OP_SEND,
+			.stream = w->stream[w->posted], .len = w->len[w->posted],
+		};
+		int err = mr_conn_post(w->c[0], &wr);
+
+		if (err == -ENOSPC || err == -EIO)
+			return;
+		assert_int_equal(err, 0);
+		w->posted++;
+	}
+}
+
+/* Run until everything completed (or failed), or the time limit. */
+static void run(struct world *w, u64 limit)
+{
+	while (w->now < limit && w->completed + w->errors < w->nmsg) {
+		u64 next = U64_MAX, d;
+		u32 i, k;
+
+		host_post(w);
+		for (k = 0; k < 2; k++) {
+			if (mr_conn_deadline(w->c[k]) <= w->now)
+				mr_conn_timer(w->c[k], w->now);
+			host_tx(w, k);
+		}
+		/* deliver everything due now, in arrival order */
+		for (;;) {
+			u32 best = MAXQ;
+
+			for (i = 0; i < w->nq; i++)
+				if (w->q[i].at <= w->now && (best == MAXQ || w->q[i].at < w->q[best].at))
+					best = i;
+			if (best == MAXQ)
+				break;
+			host_rx(w, &w->q[best]);
+			w->q[best] = w->q[--w->nq];
+		}
+		host_complete(w);
+		for (k = 0; k < 2; k++) {
+			host_tx(w, k);
+			d = mr_conn_deadline(w->c[k]);
+			next = min_t(u64, next, d);
+		}
+		for (i = 0; i < w->nq; i++)
+			next = min_t(u64, next, w->q[i].at);
+		if (next == U64_MAX)
+			break;
+		w->now = max_t(u64, next, w->now + 1);
+	}
+}
+
+static void test_clean_spraying(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	world_init(&w, 1, 1, 8, 300);
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.delivered, 300);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	/* 14 us of path skew and not one retransmission or probe */
+	assert_int_equal(w.c[0]->stats.tx_retx, 0);
+	assert_int_equal(w.c[0]->tx.stat_rto, 0);
+	assert_int_equal(w.c[0]->stats.tx_probes, 0);
+	assert_int_equal(w.c[1]->stats.rx_dup, 0);
+	/* everything spread over all 8 paths */
+	assert_true(w.c[0]->tx.path_seq[7] > w.c[0]->stats.tx_pkts / 16);
+	world_free(&w);
+}
+
+static void test_random_loss_and_jitter(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	world_init(&w, 2, 4, 4, 600);
+	w.jitter_ns = 3 * US;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 10000;	/* 1% each way, data and ACKs */
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.delivered, 600);
+	assert_int_equal(w.completed, 600);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.drops > 0);
+	/* selective: retransmissions in the order of the data losses, not go-back-N */
+	assert_true(w.c[0]->stats.tx_retx + w.c[0]->stats.tx_probes < 4 * w.drops);
+	print_message("# loss 1%%: %u drops, %llu data pkts, %llu retx, %llu probes, %llu rto, "
+		      "%llu spurious, t=%llu us\n", w.drops,
+		      (unsigned long long)w.c[0]->stats.tx_pkts,
+		      (unsigned long long)w.c[0]->stats.tx_retx,
+		      (unsigned long long)w.c[0]->stats.tx_probes,
+		      (unsigned long long)w.c[0]->tx.stat_rto,
+		      (unsigned long long)w.c[0]->tx.stat_spurious,
+		      (unsigned long long)(w.now / US));
+	world_free(&w);
+}
+
+static void test_dead_path_is_retired(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	world_init(&w, 3, 2, 4, 400);
+	w.path[2].dead_from = 50 * US;	/* dies early in the run, both directions */
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.delivered, 400);
+	assert_int_equal(w.completed, 400);
+	assert_int_equal(w.errors, 0);
+	assert_false(w.c[0]->paths.p[2].up);
+	assert_true(w.c[0]->paths.p[2].losses > 0);
+	/* after retirement the dead path only gets probes: a small fraction of the load */
+	assert_true(w.c[0]->tx.path_seq[2] < w.c[0]->stats.tx_pkts / 8);
+	world_free(&w);
+}
+
+static void test_all_paths_dead_fails_with_retry_exceeded(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	world_init(&w, 4, 1, 2, 20);
+	for (i = 0; i < 2; i++)
+		w.path[i].dead_from = 1;
+	run(&w, 10 * 1000 * 1000 * US);
+	assert_int_equal(w.completed, 0);
+	assert_int_equal(w.errors, 20);
+	assert_int_equal(w.first_err, MR_WC_RETRY_EXC);
+	assert_true(w.c[0]->failed);
+	/* retry_cnt 7: seven RTOs retransmit, the eighth expiry fails the connection */
+	assert_int_equal(w.c[0]->tx.stat_rto, 7);
+	world_free(&w);
+}
+
+static void test_rx_checks(void **state)
+{
+	struct mr_conn *c = conn_new(1, 2, 2, 4, 0, 100);
+	struct mr_pkt p, nak;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_SEND;
+	p.ctok = 0x1001;
+	p.psn = 100;
+	p.paylen = 4096;
+	p.mlen = 8192;
+
+	p.ctok = 0x1002;	/* stale incarnation */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_token, 1);
+	p.ctok = 0x1001;
+	p.stream = 2;		/* only two streams */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_stream, 1);
+	p.stream = 1;
+	p.path = 4;		/* the peer has four paths */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_path, 1);
+	p.path = 3;
+	p.paylen = 100;		/* a short packet that is not the last */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_length, 1);
+	p.paylen = 4096;
+	p.psn = 100 + 256;	/* beyond the window */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_beyond, 1);
+	assert_true(mr_conn_ack_due(c, 0));
+
+	/* a good one, placed and committed, then its duplicate */
+	p.psn = 101;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_PLACE);
+	mr_conn_rx_commit(c, 0, &p, false);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DUP);
+	assert_int_equal(c->stats.rx_dup, 1);
+	/* the other half of the message with a different length: fatal, NAK */
+	p.psn = 100;
+	p.moff = 4096;
+	p.mlen = 8193;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_FATAL);
+	assert_int_equal(nak.opcode, MR_OP_NAK);
+	assert_int_equal(nak.nak.syndrome, MR_NAK_INV_REQ);
+	assert_int_equal(nak.nak.nak_psn, 100);
+	assert_int_equal(nak.dqpn, 2);
+	assert_true(c->failed);
+	free(c);
+}
+
+static void test_post_checks_and_rnr(void **state)
+{
+	struct mr_conn *c = conn_new(1, 2, 1, 2, 50, 0);
+	struct mr_send_wr wr = { .opcode = MR_OP_SEND, .len = 10 };
+	struct mr_tx_pkt tp;
+	struct mr_pkt nak;
+	enum mr_rx_class cls;
+	u32 i;
+
+	(void)state;
+	wr.opcode = MR_OP_READ_REQ;
+	assert_int_equal(mr_conn_post(c, &wr), -EOPNOTSUPP);
+	wr.opcode = MR_OP_WRITE;
+	wr.solicited = true;
+	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
+	wr.opcode = MR_OP_SEND;
+	wr.solicited = false;
+	wr.stream = 1;
+	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
+	wr.stream = 0;
+	for (i = 0; i < MR_SENDQ_DEPTH; i++)
+		assert_int_equal(mr_conn_post(c, &wr), 0);
+	assert_int_equal(mr_conn_post(c, &wr), -ENOSPC);
+
+	/* first packet out; the receiver answers RNR with a 50 x 10 us delay */
+	assert_true(mr_conn_tx(c, 0, &tp));
+	assert_int_equal(tp.hdr.psn, 50);
+	assert_int_equal(tp.hdr.send.rmsn, 0);
+	assert_true(tp.hdr.flags & MR_F_AR);
+	memset(&nak, 0, sizeof(nak));
+	nak.opcode = MR_OP_NAK;
+	nak.ctok = 0x1001;
+	nak.nak.cack = 50;
+	nak.nak.nak_psn = 50;
+	nak.nak.syndrome = MR_NAK_RNR;
+	nak.nak.rnr_delay = 50;
+	cls = mr_conn_rx(c, 10 * US, &nak, false, &nak);
+	assert_int_equal(cls, MR_RXC_DONE);
+	assert_int_equal(c->tx.nlost, 1);
+	/* nothing goes out before the delay; then the refused packet first */
+	assert_false(mr_conn_tx(c, 10 * US + 499 * US, &tp));
+	assert_true(mr_conn_tx(c, 510 * US, &tp));
+	assert_int_equal(tp.hdr.psn, 50);
+	assert_true(tp.hdr.flags & MR_F_RETX);
+
+	/* a remote access NAK is fatal: error for the oldest, flush for the rest */
+	nak.opcode = MR_OP_NAK;
+	nak.nak.syndrome = MR_NAK_REM_ACCESS;
+	nak.nak.rnr_delay = 0;
+	nak.ctok = 0x1001;
+	assert_int_equal(mr_conn_rx(c, 600 * US, &nak, false, &nak), MR_RXC_DONE);
+	assert_true(c->failed);
+	{
+		enum mr_wc_status st;
+		u64 cookie;
+
+		assert_true(mr_conn_poll_send(c, &cookie, &st));
+		assert_int_equal(st, MR_WC_REM_ACCESS);
+		for (i = 1; i < MR_SENDQ_DEPTH; i++) {
+			assert_true(mr_conn_poll_send(c, &cookie, &st));
+			assert_int_equal(st, MR_WC_FLUSH);
+		}
+		assert_false(mr_conn_poll_send(c, &cookie, &st));
+	}
+	free(c);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_clean_spraying),
+	cmocka_unit_test(test_random_loss_and_jitter),
+	cmocka_unit_test(test_dead_path_is_retired),
+	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
+	cmocka_unit_test(test_rx_checks),
+	cmocka_unit_test(test_post_checks_and_rnr),
+};
+
+MR_UNIT_MAIN(tests)
