@@ -441,6 +441,61 @@ static void test_spurious_retransmission_counted(void **state)
 	assert_int_equal(w.stat_spurious, 1);
 }
 
+static void test_reordering_tolerance_adapts(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[4] = { 1, 2, 3, 4 };
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	assert_int_equal(w.reo_dup, MR_REO_PATH_DUP);
+	for (i = 0; i < 6; i++)
+		mr_txwin_send(&w, i, 0, 0, 0, 100);
+	ack_list(0, psns, 3, &a);
+	mr_txwin_ack(&w, 10, &a, NULL, NULL, &r);
+	assert_int_equal(mr_txwin_detect(&w, 10, 1000 * US, log_lost, &lost), 1);
+	mr_txwin_retransmit(&w, 11, 0, 1);
+	/* the original of 0 arrives after all (echo without RETX): it was reordering */
+	ack_list(1, psns, 4, &a);
+	a.echo_psn = 0;
+	mr_txwin_ack(&w, 12, &a, NULL, NULL, &r);
+	assert_int_equal(w.stat_spurious, 1);
+	assert_int_equal(w.reo_dup, 2 * MR_REO_PATH_DUP);
+	assert_int_equal(w.reo_mult, 2);
+
+	/* now three later packets on the path no longer make a loss; six do */
+	for (i = 0; i < 8; i++)
+		mr_txwin_send(&w, 20 + i, 2, 0, 0, 100);	/* psn 6..13, path 2 */
+	{
+		u32 sk[] = { 7, 8, 9 };
+
+		ack_list(5, sk, 3, &a);
+		mr_txwin_ack(&w, 30, &a, NULL, NULL, &r);
+		assert_int_equal(mr_txwin_detect(&w, 30, 1000 * US, log_lost, &lost), 0);
+	}
+	{
+		u32 sk[] = { 7, 8, 9, 10, 11, 12 };
+
+		ack_list(5, sk, 6, &a);
+		mr_txwin_ack(&w, 31, &a, NULL, NULL, &r);
+		assert_int_equal(mr_txwin_detect(&w, 31, 1000 * US, log_lost, &lost), 1);
+	}
+
+	/* a long calm relaxes the tolerance back towards the defaults */
+	w.reo_calm = MR_REO_CALM_PKTS - 1;
+	mr_txwin_retransmit(&w, 40, 5, 3);
+	mr_txwin_retransmit(&w, 40, 6, 3);
+	ack_list(14, NULL, 0, &a);
+	a.echo_psn = 13;
+	mr_txwin_ack(&w, 50, &a, NULL, NULL, &r);
+	assert_int_equal(w.reo_dup, MR_REO_PATH_DUP);
+	assert_int_equal(w.reo_mult, 1);
+}
+
 static void test_tail_loss_probe_then_rto(void **state)
 {
 	struct mr_txwin w;
@@ -539,6 +594,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_retransmit_selection),
 	cmocka_unit_test(test_lost_retransmission_detected_again),
 	cmocka_unit_test(test_spurious_retransmission_counted),
+	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),
 };

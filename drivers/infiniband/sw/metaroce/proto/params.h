@@ -15,6 +15,9 @@
 
 /* Loss detection */
 #define MR_REO_PATH_DUP		3	/* later packets acked on the same path => loss */
+#define MR_REO_PATH_DUP_MAX	64
+#define MR_REO_MULT_MAX		4	/* reorder window scaling after spurious retransmits */
+#define MR_REO_CALM_PKTS	1024	/* packets acked without a spurious retransmit to relax */
 #define MR_REO_MIN_NS		(2 * MR_NSEC_PER_USEC)
 #define MR_TLP_MIN_NS		(10 * MR_NSEC_PER_USEC)
 #define MR_TLP_MAX		2

@@ -18,6 +18,8 @@ void mr_txwin_init(struct mr_txwin *w, u32 isn, u8 retry_limit)
 	w->una = isn;
 	w->nxt = isn;
 	w->retry_limit = retry_limit;
+	w->reo_dup = MR_REO_PATH_DUP;
+	w->reo_mult = 1;
 }
 
 static struct mr_txpkt *mr_slot(struct mr_txwin *w, u32 psn)
@@ -135,8 +137,17 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 	 * which. The original arriving after all means the retransmission was spurious.
 	 */
 	unambiguous = !p->nretx || (echoed && (ack->echo_flags & MR_ECHO_RETX));
-	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX))
+	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
+		/* This fabric reorders more than we allowed for: allow more. */
 		w->stat_spurious++;
+		w->reo_dup = min_t(u32, w->reo_dup * 2, MR_REO_PATH_DUP_MAX);
+		w->reo_mult = min_t(u32, w->reo_mult + 1, MR_REO_MULT_MAX);
+		w->reo_calm = 0;
+	} else if (++w->reo_calm >= MR_REO_CALM_PKTS) {
+		w->reo_calm = 0;
+		w->reo_dup = max_t(u32, w->reo_dup / 2, MR_REO_PATH_DUP);
+		w->reo_mult = max_t(u32, w->reo_mult - 1, 1);
+	}
 	if (echoed)
 		res->echo_acked = true;
 
@@ -234,8 +245,8 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 		if (p->state != MR_TXP_INFLIGHT)
 			continue;
 
-		/* Distance on the same path: packet path_seq + MR_REO_PATH_DUP acknowledged. */
-		if (hi && !mr_seq_before(hi, p->path_seq + MR_REO_PATH_DUP + 1)) {
+		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
+		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
 			mr_txwin_declare_lost(w, psn, p, lost, arg);
 			nlost++;
 			continue;
@@ -247,7 +258,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 		if (p->sent_ns > w->rack_xmit_ns ||
 		    (p->sent_ns == w->rack_xmit_ns && !mr_seq_before(psn, w->rack_psn)))
 			continue;
-		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns;
+		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
 		if (now >= deadline) {
 			mr_txwin_declare_lost(w, psn, p, lost, arg);
 			nlost++;

@@ -47,6 +47,10 @@ struct mr_txwin {
 	bool	rack_valid;
 
 	u64	reo_deadline_ns;	/* 0: no reorder timer */
+	/* Reordering tolerance, raised by spurious retransmissions, relaxed by calm. */
+	u8	reo_dup;	/* same-path distance threshold */
+	u8	reo_mult;	/* multiplier of the reorder window */
+	u16	reo_calm;	/* packets acknowledged since the last spurious retransmission */
 	u64	rto_base_ns;		/* last progress of una (or RTO) */
 	u64	tlp_base_ns;		/* last send or useful ACK */
 	u8	tlp_cnt;
