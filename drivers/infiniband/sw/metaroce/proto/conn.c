@@ -498,7 +498,7 @@ bool mr_conn_ack_due(const struct mr_conn *c, u64 now)
 
 void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 {
-	u64 delay_us = (now - c->echo_arrival_ns) / MR_NSEC_PER_USEC;
+	u64 delay_us = div_u64(now - c->echo_arrival_ns, MR_NSEC_PER_USEC);
 
 	memset(ack, 0, sizeof(*ack));
 	ack->opcode = MR_OP_ACK;
@@ -506,7 +506,8 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	ack->ctok = c->cfg.peer_ctok;
 	ack->hdrlen = MR_HDR_ACK;
 	/* ACKs are spread over our paths too, in turn; they are not sequenced. */
-	ack->path = c->stats.acks_sent % c->cfg.n_paths;
+	ack->path = c->ack_rr;
+	c->ack_rr = (c->ack_rr + 1) % c->cfg.n_paths;
 	ack->ack.cack = c->rx.cack;
 	ack->ack.echo_psn = c->echo_psn;
 	ack->ack.echo_path = c->echo_path;

@@ -162,6 +162,7 @@ struct mr_conn {
 	u64	echo_arrival_ns;
 	u32	rate_hint;	/* set by the host: our fair share for the peer, Mbit/s */
 	u8	deliver_rr;
+	u8	ack_rr;		/* path of the next ACK */
 
 	struct mr_conn_stats stats;
 	struct mr_rstream rs[];	/* cfg.n_streams of them */
