@@ -368,6 +368,51 @@ static void test_all_paths_dead_fails_with_retry_exceeded(void **state)
 	world_free(&w);
 }
 
+static void test_ecn_marked_path_sheds_load(void **state)
+{
+	static struct world w;
+	u32 i, others = 0;
+
+	(void)state;
+	world_init(&w, 5, 1, 4, 300);
+	w.path[1].ce_ppm = 500000;	/* half the packets on path 1 are marked */
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	/* the receiver counted and echoed the marks; the sender's alpha saw them */
+	assert_true(w.c[1]->ce_cnt > 0);
+	assert_true(w.c[0]->cc.alpha > 0);
+	assert_true(w.c[0]->paths.p[1].ce_frac > w.c[0]->paths.p[0].ce_frac);
+	/* and moved traffic off the marked path */
+	for (i = 0; i < 4; i++)
+		if (i != 1)
+			others += w.c[0]->tx.path_seq[i];
+	assert_true(w.c[0]->tx.path_seq[1] * 3 * 2 < others);
+	assert_true(w.c[0]->paths.p[1].weight < w.c[0]->paths.p[0].weight);
+	world_free(&w);
+}
+
+static void test_rate_hint_paces_sender(void **state)
+{
+	static struct world w;
+	u64 bytes = 0, min_ns;
+	u32 i;
+
+	(void)state;
+	world_init(&w, 6, 1, 4, 100);
+	w.c[1]->rate_hint = 1000;	/* the receiver grants this sender 1 Gbit/s */
+	run(&w, 1000 * 1000 * 1000 * US);
+	assert_int_equal(w.completed, 100);
+	for (i = 0; i < 100; i++)
+		bytes += w.len[i];
+	/* at 1 Gbit/s the payload alone takes bytes x 8 ns; allow the first RTT unpaced */
+	min_ns = bytes * 8;
+	assert_true(w.now > min_ns * 9 / 10);
+	assert_true(w.now < min_ns * 2);
+	assert_true(mr_cc_window(&w.c[0]->cc, w.c[0]->paths.conn.srtt) <= 4);
+	world_free(&w);
+}
+
 static void test_rx_checks(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 2, 4, 0, 100);
@@ -493,6 +538,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_random_loss_and_jitter),
 	cmocka_unit_test(test_dead_path_is_retired),
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
+	cmocka_unit_test(test_ecn_marked_path_sheds_load),
+	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_post_checks_and_rnr),
 };
