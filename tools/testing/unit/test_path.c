@@ -90,6 +90,29 @@ static void test_ecn_moves_load(void **state)
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
 }
 
+static void test_slow_path_sheds_load(void **state)
+{
+	struct mr_paths ps;
+	u32 hist[MR_MAX_PATHS], i;
+
+	(void)state;
+	mr_paths_init(&ps, 3);
+	for (i = 0; i < 40; i++) {
+		mr_paths_on_echo(&ps, 0, 10 * US, false);
+		mr_paths_on_echo(&ps, 1, 29 * US, false);	/* slower, within a factor 3 */
+		mr_paths_on_echo(&ps, 2, 45 * US, false);	/* beyond three times the fastest */
+	}
+	assert_int_equal(ps.p[1].weight, MR_PATH_W_MAX);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MIN);
+	assert_true(ps.p[2].up);
+	count_picks(&ps, 0, 2 * 1024 + 16, hist);
+	assert_int_equal(hist[2], 16);
+	/* the path recovers when it is no longer slow */
+	for (i = 0; i < 200; i++)
+		mr_paths_on_echo(&ps, 2, 12 * US, false);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
+}
+
 static void test_loss_retires_and_probe_recovers(void **state)
 {
 	struct mr_paths ps;
@@ -242,6 +265,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rtt_estimator),
 	cmocka_unit_test(test_even_spread),
 	cmocka_unit_test(test_ecn_moves_load),
+	cmocka_unit_test(test_slow_path_sheds_load),
 	cmocka_unit_test(test_loss_retires_and_probe_recovers),
 	cmocka_unit_test(test_probe_backoff_is_capped),
 	cmocka_unit_test(test_all_paths_down_round_robin),

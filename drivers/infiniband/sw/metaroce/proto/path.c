@@ -47,6 +47,18 @@ static void mr_path_revive(struct mr_path *p)
 	p->probe_ival_ns = MR_PATH_PROBE_NS;
 }
 
+static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
+{
+	u64 fastest = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].up && ps->p[i].rtt.srtt)
+			fastest = min_t(u64, fastest, ps->p[i].rtt.srtt);
+	return p->rtt.srtt && fastest != U64_MAX &&
+	       p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
+}
+
 void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 {
 	struct mr_path *p;
@@ -68,8 +80,12 @@ void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 	if (ce)
 		p->ce_frac += MR_FP_ONE >> MR_PATH_CE_SHIFT;
 
-	/* A marked path sheds load before the connection's window is cut. */
-	if (ce)
+	/*
+	 * A marked path sheds load before the connection's window is cut. So does a path
+	 * much slower than the fastest: its packets hold back the cumulative ack and fill
+	 * the 256-packet window with the others' packets waiting behind them.
+	 */
+	if (ce || mr_path_slow(ps, p))
 		p->weight -= p->weight / 4;
 	else
 		p->weight += MR_PATH_W_INC;
