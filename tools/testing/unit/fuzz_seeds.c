@@ -23,6 +23,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		struct mr_pkt p = { .opcode = ops[i], .dqpn = 17, .ctok = 99, .path = 1 };
 		char name[4096];
+		size_t len;
 		FILE *f;
 		u32 hl;
 
@@ -43,9 +44,10 @@ int main(int argc, char **argv)
 		hl = mr_pkt_encode(&p, buf, sizeof(buf));
 		memset(buf + hl, 0xa5, p.paylen);
 		mr_pkt_icrc_put(buf, hl + p.paylen);
+		len = hl + p.paylen + MR_ICRC_LEN;
 		snprintf(name, sizeof(name), "%s/seed-%02x", argv[1], p.opcode);
 		f = fopen(name, "wb");
-		if (!f || fwrite(buf, 1, hl + p.paylen + MR_ICRC_LEN, f) != hl + p.paylen + MR_ICRC_LEN) {
+		if (!f || fwrite(buf, 1, len, f) != len) {
 			perror(name);
 			return 1;
 		}

@@ -192,4 +192,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rate_hint_caps_window_and_pace),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

@@ -261,9 +261,12 @@ static void run(struct world *w, u64 limit)
 		for (;;) {
 			u32 best = MAXQ;
 
-			for (i = 0; i < w->nq; i++)
-				if (w->q[i].at <= w->now && (best == MAXQ || w->q[i].at < w->q[best].at))
+			for (i = 0; i < w->nq; i++) {
+				if (w->q[i].at > w->now)
+					continue;
+				if (best == MAXQ || w->q[i].at < w->q[best].at)
 					best = i;
+			}
 			if (best == MAXQ)
 				break;
 			host_rx(w, &w->q[best]);
@@ -320,8 +323,8 @@ static void test_random_loss_and_jitter(void **state)
 	assert_true(w.drops > 0);
 	/* selective: retransmissions in the order of the data losses, not go-back-N */
 	assert_true(w.c[0]->stats.tx_retx + w.c[0]->stats.tx_probes < 4 * w.drops);
-	print_message("# loss 1%%: %u drops, %llu data pkts, %llu retx, %llu probes, %llu rto, "
-		      "%llu spurious, t=%llu us\n", w.drops,
+	print_message("# %u drops %llu pkts %llu retx %llu tlp %llu rto %llu spurious %llu us\n",
+		      w.drops,
 		      (unsigned long long)w.c[0]->stats.tx_pkts,
 		      (unsigned long long)w.c[0]->stats.tx_retx,
 		      (unsigned long long)w.c[0]->stats.tx_probes,
@@ -544,4 +547,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_post_checks_and_rnr),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

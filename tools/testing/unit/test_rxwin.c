@@ -203,4 +203,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_pseudorandom_against_model),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

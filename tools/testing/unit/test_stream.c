@@ -123,4 +123,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_many_messages_wrap_in_order),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

@@ -48,6 +48,12 @@ static void ack_list(u32 cack, const u32 *psns, unsigned int n, struct mr_pkt_ac
 	}
 }
 
+static enum mr_tx_timer fire(struct mr_txwin *w, u64 now, u64 pto, u64 rto,
+			     struct lost_log *lost, u32 *probe)
+{
+	return mr_txwin_timer(w, now, pto, rto, log_lost, lost, probe);
+}
+
 static void test_window_cap(void **state)
 {
 	struct mr_txwin w;
@@ -329,10 +335,8 @@ static void test_time_rule_and_reorder_deadline(void **state)
 	assert_int_equal(w.reo_deadline_ns, deadline);
 	assert_int_equal(mr_txwin_deadline(&w, 1000 * US, 1000 * US), deadline);
 	/* psn 2 was sent after psn 1: not a suspect, however long it takes */
-	assert_int_equal(mr_txwin_timer(&w, deadline - 1, 1000 * US, 1000 * US, log_lost,
-					 &lost, psns), MR_TMR_NONE);
-	assert_int_equal(mr_txwin_timer(&w, deadline, 1000 * US, 1000 * US, log_lost, &lost,
-					 psns), MR_TMR_REORDER);
+	assert_int_equal(fire(&w, deadline - 1, 1000 * US, 1000 * US, &lost, psns), MR_TMR_NONE);
+	assert_int_equal(fire(&w, deadline, 1000 * US, 1000 * US, &lost, psns), MR_TMR_REORDER);
 	assert_int_equal(mr_txwin_detect(&w, deadline, 5 * US, log_lost, &lost), 1);
 	assert_int_equal(lost.psn[0], 0);
 	assert_int_equal(mr_txwin_pkt(&w, 2)->state, MR_TXP_INFLIGHT);
@@ -515,20 +519,16 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(rto, MR_RTO_MIN_NS);	/* 20 + 4 x 5 = 40 us < 100 us */
 
 	assert_int_equal(mr_txwin_deadline(&w, pto, rto), pto);
-	assert_int_equal(mr_txwin_timer(&w, pto - 1, pto, rto, log_lost, &lost, &probe),
-			 MR_TMR_NONE);
-	assert_int_equal(mr_txwin_timer(&w, pto, pto, rto, log_lost, &lost, &probe), MR_TMR_TLP);
+	assert_int_equal(fire(&w, pto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, pto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	assert_int_equal(probe, 12);	/* the tail */
 	mr_txwin_retransmit(&w, pto, probe, 1);
-	assert_int_equal(mr_txwin_timer(&w, 2 * pto, pto, rto, log_lost, &lost, &probe),
-			 MR_TMR_TLP);
+	assert_int_equal(fire(&w, 2 * pto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	mr_txwin_retransmit(&w, 2 * pto, probe, 2);
 	/* two probes, then only the RTO is left */
 	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);
-	assert_int_equal(mr_txwin_timer(&w, 3 * pto - 1 < rto ? rto - 1 : rto - 1, pto, rto,
-					 log_lost, &lost, &probe), MR_TMR_NONE);
-	assert_int_equal(mr_txwin_timer(&w, rto, pto, rto, log_lost, &lost, &probe),
-			 MR_TMR_RTO);
+	assert_int_equal(fire(&w, rto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_RTO);
 	assert_int_equal(lost.n, 3);
 	assert_int_equal(w.nlost, 3);
 	assert_int_equal(w.stat_tlp, 2);
@@ -555,8 +555,7 @@ static void test_rto_backoff_and_retry_limit(void **state)
 		rto = mr_txwin_rto(&w, 200 * US, 0);
 		assert_int_equal(rto, (200 * US) << i);
 		now += rto;
-		assert_int_equal(mr_txwin_timer(&w, now, U64_MAX / 4, rto, log_lost, &lost,
-						 &probe), MR_TMR_RTO);
+		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
 		assert_int_equal(w.retries, i + 1);
 		/* retransmit everything, as the connection would */
 		while (mr_txwin_next_lost(&w, &probe))
@@ -569,14 +568,14 @@ static void test_rto_backoff_and_retry_limit(void **state)
 	assert_int_equal(w.retries, 0);
 	/* four RTOs without progress exceed retry_cnt 3 */
 	for (i = 0; i < 3; i++) {
-		now += mr_txwin_rto(&w, 200 * US, 0);
-		assert_int_equal(mr_txwin_timer(&w, now, U64_MAX / 4,
-						 mr_txwin_rto(&w, 200 * US, 0) >> (i ? 1 : 0),
-						 log_lost, &lost, &probe), MR_TMR_RTO);
+		rto = mr_txwin_rto(&w, 200 * US, 0);
+		now += rto;
+		assert_int_equal(fire(&w, now - 1, U64_MAX / 4, rto, &lost, &probe), MR_TMR_NONE);
+		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
 	}
-	now += mr_txwin_rto(&w, 200 * US, 0);
-	assert_int_equal(mr_txwin_timer(&w, now, U64_MAX / 4, mr_txwin_rto(&w, 200 * US, 0),
-					 log_lost, &lost, &probe), MR_TMR_FAILED);
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	now += rto;
+	assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_FAILED);
 
 	/* the RTO never exceeds its maximum */
 	w.backoff = 16;
@@ -599,4 +598,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

@@ -379,4 +379,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_encode_refuses),
 };
 
-MR_UNIT_MAIN(tests)
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

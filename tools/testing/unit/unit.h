@@ -12,11 +12,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#define MR_UNIT_MAIN(tests)						\
-int main(void)								\
-{									\
-	cmocka_set_message_output(CM_OUTPUT_TAP);			\
-	return cmocka_run_group_tests(tests, NULL, NULL) ? 1 : 0;	\
+/* Run a group of tests with TAP on stdout (no environment needed); 1 if any failed. */
+static inline int mr_unit_run(const char *name, const struct CMUnitTest *tests, size_t n)
+{
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return _cmocka_run_group_tests(name, tests, n, NULL, NULL) ? 1 : 0;
 }
 
 #endif /* _METAROCE_UNIT_H */
