@@ -2,9 +2,10 @@
 /*
  * End-to-end: two connection endpoints joined by a deterministic, seeded in-memory
  * network of N paths with per-path delay, jitter, loss and death. Every packet is
- * encoded, ICRC-sealed, checked and decoded on the way. The receiver places payload by
- * the packet's own placement fields; the test checks every byte, delivery order per
- * stream, completion order, and what recovery cost.
+ * encoded, ICRC-sealed, checked and decoded on the way. A carries a mix of SEND, WRITE
+ * and READ; each side places payload by the packet's own placement fields. The test
+ * checks every byte, delivery order per stream, completion order, and what recovery
+ * cost.
  */
 #include <stdlib.h>
 #include "unit.h"
@@ -15,6 +16,9 @@
 #define MAXQ		4096	/* packets in flight in the network */
 #define NMSG_MAX	600
 #define MSG_MAX		(20 * 1024)
+#define RKEY_DST	0x4242	/* B's region that A WRITEs into */
+#define RKEY_SRC	0x5151	/* B's region that A READs from */
+#define SRC_SEED	10000	/* content of the READ source: pattern(SRC_SEED + i, off) */
 
 struct net_path {
 	u64	delay_ns;
@@ -45,8 +49,16 @@ struct world {
 	u32	posted;
 	u32	len[NMSG_MAX];
 	u8	stream[NMSG_MAX];
-	/* receiver: buffers by rmsn, and what was delivered */
+	u8	op[NMSG_MAX];
+	u32	msn[NMSG_MAX];		/* per stream, as the sender numbers them */
+	u32	rmsn_msg[NMSG_MAX];	/* message index of each receive message number */
+	u32	nrecv;			/* messages consuming a receive WQE */
+	u32	nread;
+	/* B: receive buffers by rmsn, and its two memory regions; A: READ buffers */
 	u8	*rbuf[NMSG_MAX];
+	u8	*dst;
+	u8	*src;
+	u8	*lbuf[NMSG_MAX];
 	u32	delivered;
 	u32	last_msn[MR_MAX_STREAMS];
 	bool	seen_stream[MR_MAX_STREAMS];
@@ -79,7 +91,7 @@ static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_
 		.peer_qpn = peer, .peer_ctok = 0x1000 + peer, .local_ctok = 0x1000 + me,
 		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = 4096,
 		.n_paths = paths, .peer_paths = paths, .n_streams = streams,
-		.retry_cnt = 7, .rnr_retry = 7,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4,
 	};
 	struct mr_conn *c = calloc(1, mr_conn_size(streams));
 
@@ -88,9 +100,11 @@ static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_
 	return c;
 }
 
-static void world_init(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg)
+/* reads_pct: share of READs, writes_pct: of WRITEs, the rest SENDs */
+static void world_init_mix(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg,
+			   u32 reads_pct, u32 writes_pct)
 {
-	u32 i;
+	u32 i, next_msn[MR_MAX_STREAMS] = { 0 };
 
 	memset(w, 0, sizeof(*w));
 	w->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -106,18 +120,45 @@ static void world_init(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg
 		/* mostly multi-packet, some empty, some exact multiples of the MTU */
 		u32 r = rnd(w) % 10;
 
+		u32 kind = rnd(w) % 100;
+
 		w->len[i] = r == 0 ? 0 : r == 1 ? 8192 : rnd(w) % MSG_MAX + 1;
 		w->stream[i] = i % streams;
-		w->rbuf[i] = calloc(1, w->len[i] + 1);
+		w->msn[i] = next_msn[w->stream[i]]++;
+		w->op[i] = kind < reads_pct ? MR_OP_READ_REQ :
+			   kind < reads_pct + writes_pct ? MR_OP_WRITE : MR_OP_SEND;
+		if (w->op[i] == MR_OP_SEND) {
+			w->rmsn_msg[w->nrecv] = i;
+			w->rbuf[w->nrecv++] = calloc(1, w->len[i] + 1);
+		}
+		if (w->op[i] == MR_OP_READ_REQ) {
+			w->lbuf[i] = calloc(1, w->len[i] + 1);
+			w->nread++;
+		}
 	}
+	w->dst = calloc(nmsg, MSG_MAX);
+	w->src = calloc(nmsg, MSG_MAX);
+	assert_non_null(w->dst);
+	assert_non_null(w->src);
+	for (i = 0; i < nmsg * MSG_MAX; i++)
+		w->src[i] = pattern(SRC_SEED + i / MSG_MAX, i % MSG_MAX);
+}
+
+static void world_init(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg)
+{
+	world_init_mix(w, seed, streams, paths, nmsg, 0, 0);
 }
 
 static void world_free(struct world *w)
 {
 	u32 i;
 
-	for (i = 0; i < w->nmsg; i++)
+	for (i = 0; i < w->nmsg; i++) {
 		free(w->rbuf[i]);
+		free(w->lbuf[i]);
+	}
+	free(w->dst);
+	free(w->src);
 	free(w->c[0]);
 	free(w->c[1]);
 	free(w->q);
@@ -156,8 +197,18 @@ static void host_tx(struct world *w, u8 me)
 	u32 i;
 
 	while (mr_conn_tx(c, w->now, &tp)) {
-		for (i = 0; i < tp.hdr.paylen; i++)
-			payload[i] = pattern((u32)tp.cookie, tp.moff + i);
+		if (tp.hdr.opcode == MR_OP_READ_RESP) {
+			/* the responder reads its own memory, as the READ named it */
+			assert_int_equal(me, 1);
+			assert_int_equal(tp.src_rkey, RKEY_SRC);
+			assert_true(tp.src_va + tp.hdr.paylen <= (u64)w->nmsg * MSG_MAX);
+			memcpy(payload, w->src + tp.src_va, tp.hdr.paylen);
+		} else {
+			for (i = 0; i < tp.hdr.paylen; i++)
+				payload[i] = pattern((u32)tp.cookie, tp.moff + i);
+		}
+		/* never more READs in flight than agreed */
+		assert_true(c->rd_out <= c->cfg.max_rd_atomic);
 		net_send(w, !me, &tp.hdr, payload);
 	}
 	if (mr_conn_ack_due(c, w->now)) {
@@ -171,20 +222,47 @@ static void host_tx(struct world *w, u8 me)
 static void host_rx(struct world *w, struct inflight *f)
 {
 	struct mr_conn *c = w->c[f->to];
-	struct mr_pkt pkt, nak;
+	const u8 *payload = f->bytes;
+	struct mr_rx_res res;
 	enum mr_rx_class cls;
+	struct mr_pkt pkt;
 
 	assert_true(mr_pkt_icrc_ok(f->bytes, f->len));
 	assert_int_equal(mr_pkt_decode(f->bytes, f->len, &pkt), MR_PERR_OK);
-	cls = mr_conn_rx(c, w->now, &pkt, f->ce, &nak);
+	payload += pkt.hdrlen;
+	cls = mr_conn_rx(c, w->now, &pkt, f->ce, &res);
 	assert_int_not_equal(cls, MR_RXC_FATAL);
 	if (cls != MR_RXC_PLACE)
 		return;
 	/* Direct placement: the packet alone says where its bytes go. */
-	assert_true(pkt.opcode == MR_OP_SEND);
-	assert_true(pkt.send.rmsn < w->nmsg);
-	assert_int_equal(pkt.mlen, w->len[pkt.send.rmsn]);
-	memcpy(w->rbuf[pkt.send.rmsn] + pkt.moff, f->bytes + pkt.hdrlen, pkt.paylen);
+	switch (pkt.opcode) {
+	case MR_OP_SEND:
+		assert_int_equal(f->to, 1);
+		assert_true(pkt.send.rmsn < w->nrecv);
+		assert_int_equal(pkt.mlen, w->len[w->rmsn_msg[pkt.send.rmsn]]);
+		memcpy(w->rbuf[pkt.send.rmsn] + pkt.moff, payload, pkt.paylen);
+		break;
+	case MR_OP_WRITE:
+		assert_int_equal(f->to, 1);
+		assert_int_equal(pkt.write.rkey, RKEY_DST);
+		assert_true(pkt.write.va + pkt.paylen <= (u64)w->nmsg * MSG_MAX);
+		memcpy(w->dst + pkt.write.va, payload, pkt.paylen);
+		break;
+	case MR_OP_READ_REQ:
+		/* nothing to write: check the key and the range it may read */
+		assert_int_equal(f->to, 1);
+		assert_int_equal(pkt.rreq.rkey, RKEY_SRC);
+		assert_true(pkt.rreq.va + pkt.mlen <= (u64)w->nmsg * MSG_MAX);
+		break;
+	case MR_OP_READ_RESP:
+		assert_int_equal(f->to, 0);
+		assert_true(res.cookie < w->nmsg);
+		assert_int_equal(w->op[res.cookie], MR_OP_READ_REQ);
+		memcpy(w->lbuf[res.cookie] + pkt.moff, payload, pkt.paylen);
+		break;
+	default:
+		fail_msg("unexpected opcode %u", pkt.opcode);
+	}
 	mr_conn_rx_commit(c, w->now, &pkt, f->ce);
 }
 
@@ -196,19 +274,30 @@ static void host_complete(struct world *w)
 	u32 i;
 
 	while (mr_conn_deliver(w->c[1], &d)) {
-		/* rmsn is the message index; stream order is msn order */
-		assert_true(d.rmsn < w->nmsg);
-		assert_int_equal(d.stream, w->stream[d.rmsn]);
-		assert_int_equal(d.mlen, w->len[d.rmsn]);
+		u32 m;
+
+		/* stream order is msn order; READs are answered inside and skipped here */
 		if (w->seen_stream[d.stream])
-			assert_int_equal(d.msn, w->last_msn[d.stream] + 1);
-		else
-			assert_int_equal(d.msn, 0);
+			assert_true(d.msn > w->last_msn[d.stream]);
 		w->seen_stream[d.stream] = true;
 		w->last_msn[d.stream] = d.msn;
-		for (i = 0; i < d.mlen; i++)
-			if (w->rbuf[d.rmsn][i] != pattern(d.rmsn, i))
-				fail_msg("message %u byte %u wrong", d.rmsn, i);
+		for (m = 0; m < w->nmsg; m++)
+			if (w->stream[m] == d.stream && w->msn[m] == d.msn)
+				break;
+		assert_true(m < w->nmsg);
+		assert_int_equal(d.opcode, w->op[m]);
+		assert_int_equal(d.mlen, w->len[m]);
+		if (d.opcode == MR_OP_SEND) {
+			assert_int_equal(w->rmsn_msg[d.rmsn], m);
+			for (i = 0; i < d.mlen; i++)
+				if (w->rbuf[d.rmsn][i] != pattern(m, i))
+					fail_msg("SEND %u byte %u wrong", m, i);
+		} else {
+			/* a delivered WRITE's data is all in place, in its own region */
+			for (i = 0; i < d.mlen; i++)
+				if (w->dst[m * MSG_MAX + i] != pattern(m, i))
+					fail_msg("WRITE %u byte %u wrong", m, i);
+		}
 		w->delivered++;
 	}
 	while (mr_conn_poll_send(w->c[0], &cookie, &st)) {
@@ -222,6 +311,10 @@ static void host_complete(struct world *w)
 		/* per-stream completion order is posting order */
 		if (w->has_cookie[s])
 			assert_true(cookie > w->last_cookie[s]);
+		if (w->op[cookie] == MR_OP_READ_REQ)
+			for (i = 0; i < w->len[cookie]; i++)
+				if (w->lbuf[cookie][i] != pattern(SRC_SEED + (u32)cookie, i))
+					fail_msg("READ %u byte %u wrong", (u32)cookie, i);
 		w->has_cookie[s] = true;
 		w->last_cookie[s] = cookie;
 		w->completed++;
@@ -231,9 +324,11 @@ static void host_complete(struct world *w)
 static void host_post(struct world *w)
 {
 	while (w->posted < w->nmsg) {
+		u32 i = w->posted;
 		struct mr_send_wr wr = {
-			.cookie = w->posted, .opcode = MR_OP_SEND,
-			.stream = w->stream[w->posted], .len = w->len[w->posted],
+			.cookie = i, .opcode = w->op[i], .stream = w->stream[i], .len = w->len[i],
+			.va = (u64)i * MSG_MAX,
+			.rkey = w->op[i] == MR_OP_READ_REQ ? RKEY_SRC : RKEY_DST,
 		};
 		int err = mr_conn_post(w->c[0], &wr);
 
@@ -244,10 +339,10 @@ static void host_post(struct world *w)
 	}
 }
 
-/* Run until everything completed (or failed), or the time limit. */
+/* Run until everything completed (or failed) and the network is quiet, or the limit. */
 static void run(struct world *w, u64 limit)
 {
-	while (w->now < limit && w->completed + w->errors < w->nmsg) {
+	while (w->now < limit && (w->completed + w->errors < w->nmsg || w->nq)) {
 		u64 next = U64_MAX, d;
 		u32 i, k;
 
@@ -416,10 +511,97 @@ static void test_rate_hint_paces_sender(void **state)
 	world_free(&w);
 }
 
+static void test_send_write_read_mix(void **state)
+{
+	static struct world w;
+	u32 i, m;
+
+	(void)state;
+	/* 30% READs, 30% WRITEs, 40% SENDs over 3 streams, 4 paths, 1% loss, jitter */
+	world_init_mix(&w, 7, 3, 4, 400, 30, 30);
+	w.jitter_ns = 2 * US;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 10000;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.completed, 400);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.nread > 80);
+	/* the responder answered every READ and holds no response state afterwards */
+	assert_int_equal(w.c[0]->rd_out, 0);
+	assert_int_equal(w.c[1]->rsp_out, 0);
+	assert_int_equal(w.c[1]->sq_tail, w.c[1]->sq_head);
+	/* every non-READ message was delivered; every WRITE landed where it said */
+	assert_int_equal(w.delivered, 400 - w.nread);
+	for (m = 0; m < 400; m++)
+		if (w.op[m] == MR_OP_WRITE)
+			for (i = 0; i < w.len[m]; i++)
+				if (w.dst[m * MSG_MAX + i] != pattern(m, i))
+					fail_msg("WRITE %u byte %u", m, i);
+	world_free(&w);
+}
+
+static void test_read_requests_and_responses_checked(void **state)
+{
+	struct mr_conn *c = conn_new(1, 2, 1, 2, 0, 500);
+	struct mr_rx_res res;
+	struct mr_pkt p;
+	u32 i;
+
+	(void)state;
+	/* a READ_RESP for a READ we never sent */
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_READ_RESP;
+	p.ctok = 0x1001;
+	p.psn = 500;
+	p.msn = 0;
+	p.mlen = 100;
+	p.paylen = 100;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_resp, 1);
+
+	/* the peer's READs: up to max_rd_atomic accepted, the next one is a violation */
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_READ_REQ;
+	p.ctok = 0x1001;
+	p.mlen = 1 << 20;
+	p.rreq.rkey = 9;
+	for (i = 0; i < c->cfg.max_rd_atomic; i++) {
+		p.psn = 500 + i;
+		p.msn = i;
+		assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+		mr_conn_rx_commit(c, 0, &p, false);
+	}
+	assert_int_equal(c->rsp_out, c->cfg.max_rd_atomic);
+	/* delivery queues the responses; they are not returned to the host */
+	{
+		struct mr_rx_done d;
+
+		assert_false(mr_conn_deliver(c, &d));
+		assert_int_equal(c->sq_head - c->sq_tail, c->cfg.max_rd_atomic);
+	}
+	p.psn = 500 + i;
+	p.msn = i;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(res.nak.nak.syndrome, MR_NAK_INV_REQ);
+	assert_true(c->failed);
+	free(c);
+
+	/* atomics are refused by this engine */
+	c = conn_new(1, 2, 1, 2, 0, 0);
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_FETCH_ADD;
+	p.ctok = 0x1001;
+	p.mlen = 8;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(res.nak.opcode, MR_OP_NAK);
+	free(c);
+}
+
 static void test_rx_checks(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 2, 4, 0, 100);
-	struct mr_pkt p, nak;
+	struct mr_rx_res res;
+	struct mr_pkt p;
 
 	(void)state;
 	memset(&p, 0, sizeof(p));
@@ -430,41 +612,41 @@ static void test_rx_checks(void **state)
 	p.mlen = 8192;
 
 	p.ctok = 0x1002;	/* stale incarnation */
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
 	assert_int_equal(c->stats.rx_bad_token, 1);
 	p.ctok = 0x1001;
 	p.stream = 2;		/* only two streams */
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
 	assert_int_equal(c->stats.rx_bad_stream, 1);
 	p.stream = 1;
 	p.path = 4;		/* the peer has four paths */
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
 	assert_int_equal(c->stats.rx_bad_path, 1);
 	p.path = 3;
 	p.paylen = 100;		/* a short packet that is not the last */
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
 	assert_int_equal(c->stats.rx_bad_length, 1);
 	p.paylen = 4096;
 	p.psn = 100 + 256;	/* beyond the window */
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DROP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
 	assert_int_equal(c->stats.rx_beyond, 1);
 	assert_true(mr_conn_ack_due(c, 0));
 
 	/* a good one, placed and committed, then its duplicate */
 	p.psn = 101;
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_PLACE);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
 	mr_conn_rx_commit(c, 0, &p, false);
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_DUP);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DUP);
 	assert_int_equal(c->stats.rx_dup, 1);
 	/* the other half of the message with a different length: fatal, NAK */
 	p.psn = 100;
 	p.moff = 4096;
 	p.mlen = 8193;
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &nak), MR_RXC_FATAL);
-	assert_int_equal(nak.opcode, MR_OP_NAK);
-	assert_int_equal(nak.nak.syndrome, MR_NAK_INV_REQ);
-	assert_int_equal(nak.nak.nak_psn, 100);
-	assert_int_equal(nak.dqpn, 2);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(res.nak.opcode, MR_OP_NAK);
+	assert_int_equal(res.nak.nak.syndrome, MR_NAK_INV_REQ);
+	assert_int_equal(res.nak.nak.nak_psn, 100);
+	assert_int_equal(res.nak.dqpn, 2);
 	assert_true(c->failed);
 	free(c);
 }
@@ -473,14 +655,18 @@ static void test_post_checks_and_rnr(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 1, 2, 50, 0);
 	struct mr_send_wr wr = { .opcode = MR_OP_SEND, .len = 10 };
+	struct mr_rx_res res;
 	struct mr_tx_pkt tp;
 	struct mr_pkt nak;
 	enum mr_rx_class cls;
 	u32 i;
 
 	(void)state;
-	wr.opcode = MR_OP_READ_REQ;
+	wr.opcode = MR_OP_CMP_SWAP;	/* not carried by this engine yet */
 	assert_int_equal(mr_conn_post(c, &wr), -EOPNOTSUPP);
+	wr.opcode = MR_OP_READ_REQ;
+	wr.solicited = true;
+	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
 	wr.opcode = MR_OP_WRITE;
 	wr.solicited = true;
 	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
@@ -505,7 +691,7 @@ static void test_post_checks_and_rnr(void **state)
 	nak.nak.nak_psn = 50;
 	nak.nak.syndrome = MR_NAK_RNR;
 	nak.nak.rnr_delay = 50;
-	cls = mr_conn_rx(c, 10 * US, &nak, false, &nak);
+	cls = mr_conn_rx(c, 10 * US, &nak, false, &res);
 	assert_int_equal(cls, MR_RXC_DONE);
 	assert_int_equal(c->tx.nlost, 1);
 	/* nothing goes out before the delay; then the refused packet first */
@@ -519,7 +705,7 @@ static void test_post_checks_and_rnr(void **state)
 	nak.nak.syndrome = MR_NAK_REM_ACCESS;
 	nak.nak.rnr_delay = 0;
 	nak.ctok = 0x1001;
-	assert_int_equal(mr_conn_rx(c, 600 * US, &nak, false, &nak), MR_RXC_DONE);
+	assert_int_equal(mr_conn_rx(c, 600 * US, &nak, false, &res), MR_RXC_DONE);
 	assert_true(c->failed);
 	{
 		enum mr_wc_status st;
@@ -543,6 +729,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),
 	cmocka_unit_test(test_rate_hint_paces_sender),
+	cmocka_unit_test(test_send_write_read_mix),
+	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_post_checks_and_rnr),
 };

@@ -235,30 +235,32 @@ static void test_reorder_window(void **state)
 
 	(void)state;
 	mr_paths_init(&ps, 3);
-	/* no samples: the window is the minimum */
-	assert_int_equal(mr_paths_reo_wnd(&ps), MR_REO_MIN_NS);
+	/* no samples: the window is the minimum, plus the receiver's ACK delay */
+	assert_int_equal(mr_paths_reo_wnd(&ps), MR_REO_MIN_NS + MR_ACK_DELAY_NS);
 	mr_paths_on_echo(&ps, 0, 20 * US, false);
-	/* paths 1 and 2 unmeasured: wait two srtt */
-	assert_int_equal(mr_paths_reo_wnd(&ps), 40 * US);
+	/* paths 1 and 2 unmeasured: wait two srtt (and the ACK delay) */
+	assert_int_equal(mr_paths_reo_wnd(&ps), 40 * US + MR_ACK_DELAY_NS);
 	for (i = 0; i < 100; i++) {
 		mr_paths_on_echo(&ps, 0, 20 * US, false);
 		mr_paths_on_echo(&ps, 1, 24 * US, false);
 		mr_paths_on_echo(&ps, 2, 28 * US, false);
 	}
-	/* min_rtt / 4 + slowest (srtt + 2 rttvar) - fastest = 5 + 8 us, rttvar ~0 here */
-	assert_in_range(mr_paths_reo_wnd(&ps), 13 * US - 300, 13 * US + 300);
+	/* min_rtt / 4 + slowest (srtt + 4 rttvar) - fastest + ACK delay, rttvar ~0 here */
+	assert_in_range(mr_paths_reo_wnd(&ps), 13 * US + MR_ACK_DELAY_NS - 300,
+			13 * US + MR_ACK_DELAY_NS + 300);
 	/* a retired path's RTT no longer widens it */
 	mr_paths_retire(&ps, 0, 2);
-	assert_in_range(mr_paths_reo_wnd(&ps), 9 * US - 300, 9 * US + 300);
+	assert_in_range(mr_paths_reo_wnd(&ps), 9 * US + MR_ACK_DELAY_NS - 300,
+			9 * US + MR_ACK_DELAY_NS + 300);
 	/* a path with variable RTT widens it by twice its variance */
 	for (i = 0; i < 100; i++)
 		mr_paths_on_echo(&ps, 1, (i & 1 ? 16 : 32) * US, false);
-	assert_true(mr_paths_reo_wnd(&ps) > 20 * US);
-	/* but never beyond 2 srtt */
+	assert_true(mr_paths_reo_wnd(&ps) > 20 * US + MR_ACK_DELAY_NS);
+	/* but never beyond 2 srtt + ACK delay */
 	mr_paths_init(&ps, 2);
 	mr_paths_on_echo(&ps, 0, 2 * US, false);
 	mr_paths_on_echo(&ps, 1, 400 * US, false);
-	assert_true(mr_paths_reo_wnd(&ps) <= 2 * ps.conn.srtt);
+	assert_true(mr_paths_reo_wnd(&ps) <= 2 * ps.conn.srtt + MR_ACK_DELAY_NS);
 }
 
 static const struct CMUnitTest tests[] = {

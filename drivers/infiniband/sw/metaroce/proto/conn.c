@@ -40,6 +40,12 @@ static bool mr_op_uses_rwqe(u8 opcode)
 	       opcode == MR_OP_WRITE_IMM;
 }
 
+/* Requests (READ_REQ, atomics) are one packet; these opcodes spread over many. */
+static bool mr_op_has_payload(u8 opcode)
+{
+	return opcode <= MR_OP_WRITE_IMM || opcode == MR_OP_READ_RESP;
+}
+
 static void mr_conn_fail(struct mr_conn *c, enum mr_wc_status status)
 {
 	if (c->failed)
@@ -54,11 +60,13 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 
 	if (c->failed)
 		return -EIO;
-	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_WRITE_IMM)
+	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_READ_REQ)
 		return -EOPNOTSUPP;
 	if (wr->stream >= c->cfg.n_streams || wr->len > MR_MAX_MSG_LEN)
 		return -EINVAL;
-	if (wr->solicited && wr->opcode == MR_OP_WRITE)
+	if (wr->solicited && (wr->opcode == MR_OP_WRITE || wr->opcode == MR_OP_READ_REQ))
+		return -EINVAL;
+	if (wr->opcode == MR_OP_READ_REQ && !c->cfg.max_rd_atomic)
 		return -EINVAL;
 	if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
 		return -ENOSPC;
@@ -69,9 +77,29 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	m->msn = c->tx_msn[wr->stream]++;
 	if (mr_op_uses_rwqe(wr->opcode))
 		m->rmsn = c->tx_rmsn++;
-	m->pkts = wr->len ? (wr->len - 1) / c->cfg.mtu + 1 : 1;
+	if (wr->opcode == MR_OP_READ_REQ)
+		m->pkts = 1;	/* the request; the response is the peer's to send */
+	else
+		m->pkts = wr->len ? (wr->len - 1) / c->cfg.mtu + 1 : 1;
 	c->sq_head++;
 	return 0;
+}
+
+/* Queue the answer to the peer's READ (stream, msn); the caller checked for space. */
+static void mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struct mr_rmsg *req)
+{
+	struct mr_sendmsg *m = &c->sq[c->sq_head % MR_SENDQ_DEPTH];
+
+	memset(m, 0, sizeof(*m));
+	m->internal = true;
+	m->wr.opcode = MR_OP_READ_RESP;
+	m->wr.stream = stream;
+	m->wr.len = req->len;
+	m->wr.va = req->va;
+	m->wr.rkey = req->rkey;
+	m->msn = msn;	/* the request's: responses consume no MSN of ours */
+	m->pkts = req->len ? (req->len - 1) / c->cfg.mtu + 1 : 1;
+	c->sq_head++;
 }
 
 static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32 psn, u32 moff,
@@ -92,7 +120,7 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	if (m->wr.solicited)
 		h->flags |= MR_F_SE;
 	/* The last packet asks for an immediate ACK: the message can complete. */
-	if (moff + len == m->wr.len)
+	if (moff + len == m->wr.len || m->wr.opcode == MR_OP_READ_REQ)
 		h->flags |= MR_F_AR;
 
 	switch (m->wr.opcode) {
@@ -112,6 +140,22 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 		h->write.va = m->wr.va + moff;
 		h->write.rkey = m->wr.rkey;
 		break;
+	case MR_OP_READ_REQ:
+		h->rreq.va = m->wr.va;
+		h->rreq.rkey = m->wr.rkey;
+		break;
+	}
+}
+
+static void mr_conn_fill_out(const struct mr_sendmsg *m, u32 moff, struct mr_tx_pkt *out)
+{
+	out->cookie = m->wr.cookie;
+	out->moff = moff;
+	out->src_rkey = 0;
+	out->src_va = 0;
+	if (m->wr.opcode == MR_OP_READ_RESP) {
+		out->src_rkey = m->wr.rkey;
+		out->src_va = m->wr.va + moff;
 	}
 }
 
@@ -131,8 +175,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 	mr_txwin_retransmit(&c->tx, now, psn, path);
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
 	out->hdr.flags |= MR_F_RETX | flags;
-	out->cookie = m->wr.cookie;
-	out->moff = p->moff;
+	mr_conn_fill_out(m, p->moff, out);
 	return true;
 }
 
@@ -146,27 +189,36 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	u32 psn;
 	u8 path;
 
-	len = min_t(u32, c->cfg.mtu, m->wr.len - moff);
+	/* A READ request is one empty packet whatever the length it asks for. */
+	len = m->wr.opcode == MR_OP_READ_REQ ? 0 : min_t(u32, c->cfg.mtu, m->wr.len - moff);
 	path = mr_paths_pick(&c->paths, now);
 	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
 	p = &c->tx.pkt[psn % MR_SACK_BITS];
 	p->moff = moff;
 	p->msg = slot;
 	mr_conn_hdr(c, m, psn, moff, len, path, &out->hdr);
-	out->cookie = m->wr.cookie;
-	out->moff = moff;
+	mr_conn_fill_out(m, moff, out);
 
 	m->next_off += len;
-	if (m->next_off >= m->wr.len) {
+	if (m->next_off >= m->wr.len || m->wr.opcode == MR_OP_READ_REQ) {
 		m->all_sent = true;
 		c->sq_next++;
+		if (m->wr.opcode == MR_OP_READ_REQ)
+			c->rd_out++;
+		else if (m->wr.opcode == MR_OP_READ_RESP)
+			c->rsp_out--;	/* the requester may now have another READ going */
 	}
 	return true;
 }
 
 static bool mr_conn_has_new(const struct mr_conn *c)
 {
-	return c->sq_next != c->sq_head && mr_txwin_can_send(&c->tx);
+	const struct mr_sendmsg *m = &c->sq[c->sq_next % MR_SENDQ_DEPTH];
+
+	if (c->sq_next == c->sq_head || !mr_txwin_can_send(&c->tx))
+		return false;
+	/* READs beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
+	return m->wr.opcode != MR_OP_READ_REQ || c->rd_out < c->cfg.max_rd_atomic;
 }
 
 bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
@@ -200,6 +252,29 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	return true;
 }
 
+static bool mr_msg_done(const struct mr_sendmsg *m)
+{
+	return m->all_sent && m->pkts_acked == m->pkts &&
+	       (m->wr.opcode != MR_OP_READ_REQ || m->resp_done);
+}
+
+/* Free the slots of reported messages at the tail, and of answered responses. */
+static void mr_conn_sq_trim(struct mr_conn *c)
+{
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (m->internal && m->pkts && (mr_msg_done(m) || c->failed))
+			m->pkts = 0;
+	}
+	while (c->sq_tail != c->sq_head && !c->sq[c->sq_tail % MR_SENDQ_DEPTH].pkts)
+		c->sq_tail++;
+	if (mr_seq_before(c->sq_next, c->sq_tail))
+		c->sq_next = c->sq_tail;
+}
+
 bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status)
 {
 	u16 blocked = 0;
@@ -208,9 +283,10 @@ bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status
 	for (i = c->sq_tail; i != c->sq_head; i++) {
 		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 		u16 sbit = 1U << m->wr.stream;
-		bool done = m->all_sent && m->pkts_acked == m->pkts;
+		bool done = mr_msg_done(m);
 
-		if (m->pkts == 0)	/* already reported */
+		/* Reported already, or a response: never reported, blocks nothing. */
+		if (!m->pkts || m->internal)
 			continue;
 		if (c->failed && !done) {
 			/* The oldest incomplete message carries the error, the rest flush. */
@@ -224,12 +300,10 @@ bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status
 		}
 		*cookie = m->wr.cookie;
 		m->pkts = 0;
-		while (c->sq_tail != c->sq_head && !c->sq[c->sq_tail % MR_SENDQ_DEPTH].pkts)
-			c->sq_tail++;
-		if (mr_seq_before(c->sq_next, c->sq_tail))
-			c->sq_next = c->sq_tail;
+		mr_conn_sq_trim(c);
 		return true;
 	}
+	mr_conn_sq_trim(c);
 	return false;
 }
 
@@ -281,6 +355,9 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
 	if (res.una_advanced)
 		c->rnr_retries = 0;
+	/* Responses leave no completion behind: free their slots as they are acked. */
+	if (res.newly_acked)
+		mr_conn_sq_trim(c);
 	return MR_RXC_DONE;
 }
 
@@ -316,7 +393,8 @@ static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct 
 	return MR_RXC_DONE;
 }
 
-static void mr_conn_build_nak(struct mr_conn *c, u32 psn, u8 syndrome, struct mr_pkt *nak)
+void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
+		    struct mr_pkt *nak)
 {
 	memset(nak, 0, sizeof(*nak));
 	nak->opcode = MR_OP_NAK;
@@ -324,8 +402,14 @@ static void mr_conn_build_nak(struct mr_conn *c, u32 psn, u8 syndrome, struct mr
 	nak->ctok = c->cfg.peer_ctok;
 	nak->hdrlen = MR_HDR_NAK;
 	nak->nak.cack = c->rx.cack;
-	nak->nak.nak_psn = psn;
+	nak->nak.nak_psn = pkt->psn;
 	nak->nak.syndrome = syndrome;
+	if (syndrome == MR_NAK_RNR) {
+		nak->nak.rnr_delay = rnr_delay;
+		return;
+	}
+	/* A responder that refuses for good moves to the error state: flush our sends. */
+	mr_conn_fail(c, MR_WC_FLUSH);
 }
 
 /* Immediate and receive message number of a data packet, 0 where the opcode has none. */
@@ -345,7 +429,27 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 		r->rmsn = pkt->write.rmsn;
 		r->imm_inv = pkt->write.imm;
 		break;
+	case MR_OP_READ_REQ:
+		r->len = pkt->mlen;
+		r->va = pkt->rreq.va;
+		r->rkey = pkt->rreq.rkey;
+		break;
 	}
+}
+
+/* Our READ that a READ_RESP answers; NULL if none is waiting for it. */
+static struct mr_sendmsg *mr_conn_find_read(struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (m->pkts && !m->internal && m->wr.opcode == MR_OP_READ_REQ && m->all_sent &&
+		    !m->resp_done && m->wr.stream == pkt->stream && m->msn == pkt->msn)
+			return m;
+	}
+	return NULL;
 }
 
 /* Does pkt agree with the packets of its message seen so far? Changes nothing. */
@@ -360,6 +464,8 @@ static bool mr_conn_rx_consistent(const struct mr_rstream *rs, const struct mr_p
 	m = &rs->st.slot[pkt->msn % MR_STREAM_WIN];
 	if (!m->used)
 		return true;
+	if (pkt->opcode == MR_OP_READ_REQ)
+		return false;	/* a request is one packet: a second one is a different message */
 	info = &rs->info[pkt->msn % MR_STREAM_WIN];
 	mr_pkt_rmsg(pkt, &r);
 	return m->mlen == pkt->mlen && !m->done && pkt->paylen <= m->mlen - m->got &&
@@ -378,8 +484,10 @@ static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pk
 }
 
 enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
-			    struct mr_pkt *nak)
+			    struct mr_rx_res *res)
 {
+	struct mr_sendmsg *rd;
+
 	if (pkt->ctok != c->cfg.local_ctok) {
 		c->stats.rx_bad_token++;
 		return MR_RXC_DROP;
@@ -397,9 +505,10 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		c->stats.rx_bad_stream++;
 		return MR_RXC_DROP;
 	}
-	/* Every packet but the last of a message is exactly one MTU. */
+	/* Every packet of a payload but the last is exactly one MTU. */
 	if (pkt->paylen > c->cfg.mtu ||
-	    (pkt->moff + pkt->paylen < pkt->mlen && pkt->paylen != c->cfg.mtu)) {
+	    (mr_op_has_payload(pkt->opcode) && pkt->moff + pkt->paylen < pkt->mlen &&
+	     pkt->paylen != c->cfg.mtu)) {
 		c->stats.rx_bad_length++;
 		return MR_RXC_DROP;
 	}
@@ -424,16 +533,26 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		break;
 	}
 
-	/* This engine does not carry READ or atomics yet: refuse them as the spec says. */
-	if (!mr_op_uses_rwqe(pkt->opcode) && pkt->opcode != MR_OP_WRITE) {
-		mr_conn_build_nak(c, pkt->psn, MR_NAK_INV_REQ, nak);
-		mr_conn_fail(c, MR_WC_REM_INV_REQ);
+	if (pkt->opcode == MR_OP_READ_RESP) {
+		/* Answers one of our READs, of the length we asked for; else drop it. */
+		rd = mr_conn_find_read(c, pkt);
+		if (!rd || rd->wr.len != pkt->mlen) {
+			c->stats.rx_bad_resp++;
+			return MR_RXC_DROP;
+		}
+		res->cookie = rd->wr.cookie;
+		return MR_RXC_PLACE;
+	}
+
+	/* This engine does not carry atomics yet: refuse them as the spec says. */
+	if (pkt->opcode >= MR_OP_CMP_SWAP ||
+	    (pkt->opcode == MR_OP_READ_REQ && c->rsp_out >= c->cfg.max_rd_atomic)) {
+		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
 		return MR_RXC_FATAL;
 	}
 	if (!mr_conn_rx_consistent(&c->rs[pkt->stream], pkt)) {
 		c->stats.rx_inconsistent++;
-		mr_conn_build_nak(c, pkt->psn, MR_NAK_INV_REQ, nak);
-		mr_conn_fail(c, MR_WC_REM_INV_REQ);
+		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
 		return MR_RXC_FATAL;
 	}
 	return MR_RXC_PLACE;
@@ -443,15 +562,37 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 {
 	struct mr_rstream *rs = &c->rs[pkt->stream];
 	u32 old_cack = c->rx.cack, adv;
+	struct mr_sendmsg *rd = NULL;
 
-	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW ||
-	    !mr_conn_rx_consistent(rs, pkt))
-		return;	/* the host committed a packet mr_conn_rx() did not pass */
+	/* Refuse to commit what mr_conn_rx() would not have passed. */
+	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
+		return;
+	if (pkt->opcode == MR_OP_READ_RESP) {
+		rd = mr_conn_find_read(c, pkt);
+		if (!rd || rd->wr.len != pkt->mlen || pkt->paylen > rd->wr.len - rd->resp_got)
+			return;
+	} else if (!mr_conn_rx_consistent(rs, pkt)) {
+		return;
+	}
 
 	adv = mr_rxwin_record(&c->rx, pkt->psn);
-	if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used)
-		mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
-	mr_stream_add(&rs->st, pkt->msn, pkt->mlen, pkt->paylen);
+	if (rd) {
+		rd->resp_got += pkt->paylen;
+		if (rd->resp_got == rd->wr.len) {
+			rd->resp_done = true;
+			c->rd_out--;
+		}
+	} else {
+		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used)
+			mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
+		if (pkt->opcode == MR_OP_READ_REQ) {
+			/* Complete on arrival; its length is the response's, kept in info. */
+			mr_stream_add(&rs->st, pkt->msn, 0, 0);
+			c->rsp_out++;
+		} else {
+			mr_stream_add(&rs->st, pkt->msn, pkt->mlen, pkt->paylen);
+		}
+	}
 	mr_conn_rx_count(c, now, pkt, ce);
 
 	/* ACK at once when the sender needs news: marks, holes, ends of messages. */
@@ -475,8 +616,20 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 		const struct mr_rmsg *info;
 		u32 msn, mlen;
 
-		if (!mr_stream_deliver(&c->rs[s].st, &msn, &mlen))
+		/* READs are answered here, in stream order, as far as the send queue has room. */
+		while (mr_stream_peek(&c->rs[s].st, &msn)) {
+			info = &c->rs[s].info[msn % MR_STREAM_WIN];
+			if (info->opcode != MR_OP_READ_REQ)
+				break;
+			if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
+				break;
+			mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
+			mr_conn_queue_resp(c, s, msn, info);
+		}
+		if (!mr_stream_peek(&c->rs[s].st, &msn) ||
+		    c->rs[s].info[msn % MR_STREAM_WIN].opcode == MR_OP_READ_REQ)
 			continue;
+		mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
 		info = &c->rs[s].info[msn % MR_STREAM_WIN];
 		d->opcode = info->opcode;
 		d->se = info->se;

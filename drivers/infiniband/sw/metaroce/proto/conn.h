@@ -5,13 +5,21 @@
  * tracking, tied together. The host keeps memory (placement, WQEs, CQs), sockets and the
  * one timer; this object decides what goes on the wire and when, and what completes.
  *
- * Version 1 of this engine carries SEND, SEND_IMM, SEND_INV, WRITE and WRITE_IMM. READ
- * and atomics are defined on the wire and parsed, but the engine refuses to post them.
+ * This engine carries SEND, SEND_IMM, SEND_INV, WRITE, WRITE_IMM and READ. Atomics are
+ * defined on the wire and parsed, but the engine refuses to post them and answers them
+ * with an invalid-request NAK.
  *
  * Receive path, per packet: mr_pkt_icrc_ok(), mr_pkt_decode(), then mr_conn_rx(). For a
  * data packet that returns MR_RXC_PLACE, the host checks the rkey or receive WQE, writes
- * the payload to its final place and calls mr_conn_rx_commit(); a packet the host cannot
- * place is not committed (and not acknowledged).
+ * the payload to its final place (for READ_RESP: the read WQE res->cookie at offset moff;
+ * for READ_REQ there is nothing to write, only the rkey and range to check) and calls
+ * mr_conn_rx_commit(). A packet the host refuses is not committed (and so not
+ * acknowledged); mr_conn_refuse() builds the NAK that says why.
+ *
+ * A READ is answered by the engine itself: when a READ_REQ is delivered in stream order
+ * the responder queues a READ_RESP message, whose payload mr_conn_tx() asks the host to
+ * read at src_rkey/src_va. Responses are sent, retransmitted and freed like any message
+ * but never reported by mr_conn_poll_send().
  */
 #ifndef _METAROCE_PROTO_CONN_H
 #define _METAROCE_PROTO_CONN_H
@@ -38,6 +46,7 @@ struct mr_conn_cfg {
 	u8	n_streams;	/* M, both directions */
 	u8	retry_cnt;	/* verbs retry_cnt, 0..7 */
 	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
+	u8	max_rd_atomic;	/* READs in progress, each way (requester and responder) */
 };
 
 enum mr_wc_status {
@@ -53,12 +62,12 @@ enum mr_wc_status {
 /* A message to send, as the host's send WQE describes it. */
 struct mr_send_wr {
 	u64	cookie;		/* the host's handle, returned at completion */
-	u8	opcode;		/* MR_OP_SEND .. MR_OP_WRITE_IMM */
+	u8	opcode;		/* MR_OP_SEND .. MR_OP_READ_REQ */
 	u8	stream;
 	bool	solicited;
 	u32	len;
-	u64	va;		/* WRITE*: remote address */
-	u32	rkey;		/* WRITE*: remote key */
+	u64	va;		/* WRITE*, READ: remote address */
+	u32	rkey;		/* WRITE*, READ: remote key */
 	u32	imm_inv;	/* SEND_IMM, WRITE_IMM: immediate; SEND_INV: rkey */
 };
 
@@ -67,9 +76,12 @@ struct mr_sendmsg {
 	u32	msn;
 	u32	rmsn;
 	u32	next_off;	/* bytes handed to the wire so far */
-	u32	pkts;		/* packets in the message */
+	u32	pkts;		/* packets in the message; 0 once reported */
 	u32	pkts_acked;
+	u32	resp_got;	/* READ: response bytes placed */
 	bool	all_sent;
+	bool	resp_done;	/* READ: the whole response has been placed */
+	bool	internal;	/* a response queued by the engine, never reported */
 };
 
 /* Per message, what the receiver remembers until delivery. */
@@ -78,6 +90,9 @@ struct mr_rmsg {
 	bool	se;
 	u32	rmsn;
 	u32	imm_inv;
+	u32	len;		/* READ_REQ: bytes to read */
+	u32	rkey;		/* READ_REQ */
+	u64	va;		/* READ_REQ */
 };
 
 struct mr_rstream {
@@ -85,11 +100,22 @@ struct mr_rstream {
 	struct mr_rmsg info[MR_STREAM_WIN];
 };
 
-/* A packet to transmit: the host encodes hdr and appends paylen bytes at moff. */
+/*
+ * A packet to transmit: the host encodes hdr and appends paylen bytes: from the WQE
+ * cookie at offset moff, or for READ_RESP from its memory at src_rkey/src_va.
+ */
 struct mr_tx_pkt {
 	struct mr_pkt hdr;
 	u64	cookie;
 	u32	moff;
+	u32	src_rkey;
+	u64	src_va;
+};
+
+/* What mr_conn_rx() tells the host beyond the class. */
+struct mr_rx_res {
+	u64	cookie;		/* READ_RESP: the read WQE to place into */
+	struct mr_pkt nak;	/* MR_RXC_FATAL: the NAK to send */
 };
 
 /* A delivered message, in stream order. */
@@ -108,7 +134,7 @@ enum mr_rx_class {
 	MR_RXC_DUP,	/* duplicate or stale; counted; an ACK is scheduled */
 	MR_RXC_PLACE,	/* new data: place it, then mr_conn_rx_commit() */
 	MR_RXC_DONE,	/* ACK or NAK, fully processed */
-	MR_RXC_FATAL,	/* protocol violation: send the NAK in *nak, connection failed */
+	MR_RXC_FATAL,	/* protocol violation: send res->nak, connection failed */
 };
 
 struct mr_conn_stats {
@@ -125,6 +151,7 @@ struct mr_conn_stats {
 	u64	rx_beyond;
 	u64	rx_inconsistent;
 	u64	rx_bad_ack;
+	u64	rx_bad_resp;
 	u64	rx_nak;
 	u64	acks_sent;
 };
@@ -146,6 +173,8 @@ struct mr_conn {
 	u32	probe_psn;
 	bool	probe_pending;
 	u8	rnr_retries;
+	u8	rd_out;		/* our READs sent and not fully answered */
+	u8	rsp_out;	/* peer's READs accepted and not fully answered */
 	bool	failed;
 	enum mr_wc_status fail_status;
 
@@ -180,9 +209,17 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out);
 bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status);
 
 enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
-			    struct mr_pkt *nak);
+			    struct mr_rx_res *res);
 void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce);
+/* Messages of the peer in stream order; READ_REQs are answered inside, not returned. */
 bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d);
+/*
+ * The host cannot take data packet pkt (no receive WQE: MR_NAK_RNR with rnr_delay in
+ * 10 us units; bad rkey or range: MR_NAK_REM_ACCESS; ...). Builds the NAK; every syndrome
+ * but RNR fails the connection.
+ */
+void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
+		    struct mr_pkt *nak);
 
 /* An ACK is owed now. */
 bool mr_conn_ack_due(const struct mr_conn *c, u64 now);

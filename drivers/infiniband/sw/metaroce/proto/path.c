@@ -225,9 +225,10 @@ u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
 
 /*
  * How much later than the fastest packet a packet's ACK may come back without being lost:
- * the slowest plausible RTT of an up path (srtt + 2 rttvar; the variance also carries the
+ * the slowest plausible RTT of an up path (srtt + 4 rttvar; the variance also carries the
  * spread of the reverse paths the ACKs take) minus the fastest RTT seen, plus a quarter
- * of that fastest RTT for jitter. Capped at 2 srtt, beyond which the RTO is as good.
+ * of that fastest RTT for jitter, plus the receiver's ACK delay (subtracted from the RTT
+ * samples but not from the time an ACK takes). Capped at 2 srtt + ACK delay.
  */
 u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 {
@@ -235,7 +236,7 @@ u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 	bool unknown = false;
 	unsigned int i;
 
-	cap = max_t(u64, 2 * ps->conn.srtt, MR_REO_MIN_NS);
+	cap = max_t(u64, 2 * ps->conn.srtt, MR_REO_MIN_NS) + MR_ACK_DELAY_NS;
 	for (i = 0; i < ps->n; i++) {
 		const struct mr_path *p = &ps->p[i];
 
@@ -245,12 +246,12 @@ u64 mr_paths_reo_wnd(const struct mr_paths *ps)
 			unknown = true;
 			continue;
 		}
-		hi = max_t(u64, hi, p->rtt.srtt + 2 * p->rtt.rttvar);
+		hi = max_t(u64, hi, p->rtt.srtt + 4 * p->rtt.rttvar);
 	}
 	/* Until every path has been measured the spread is unknown: be patient. */
 	if (unknown || !ps->conn.srtt)
 		return cap;
 	wnd = ps->conn.min / 4 + (hi > ps->conn.min ? hi - ps->conn.min : 0);
-	wnd = max_t(u64, wnd, MR_REO_MIN_NS);
+	wnd = max_t(u64, wnd, MR_REO_MIN_NS) + MR_ACK_DELAY_NS;
 	return min_t(u64, wnd, cap);
 }

@@ -34,6 +34,16 @@ int mr_stream_add(struct mr_stream *s, u32 msn, u32 mlen, u32 len)
 	return 0;
 }
 
+bool mr_stream_peek(const struct mr_stream *s, u32 *msn)
+{
+	const struct mr_msg_slot *m = &s->slot[s->next % MR_STREAM_WIN];
+
+	if (!m->used || !m->done)
+		return false;
+	*msn = s->next;
+	return true;
+}
+
 bool mr_stream_deliver(struct mr_stream *s, u32 *msn, u32 *mlen)
 {
 	struct mr_msg_slot *m = &s->slot[s->next % MR_STREAM_WIN];

@@ -39,6 +39,8 @@ void mr_stream_init(struct mr_stream *s, u32 first_msn);
  * -EINVAL if mlen differs from earlier packets of the message or the bytes exceed it.
  */
 int mr_stream_add(struct mr_stream *s, u32 msn, u32 mlen, u32 len);
+/* The next message in order, if it is complete, without delivering it. */
+bool mr_stream_peek(const struct mr_stream *s, u32 *msn);
 /* Pop the next message in order if it is complete. */
 bool mr_stream_deliver(struct mr_stream *s, u32 *msn, u32 *mlen);
 
