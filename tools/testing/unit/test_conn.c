@@ -19,6 +19,7 @@
 #define RKEY_DST	0x4242	/* B's region that A WRITEs into */
 #define RKEY_SRC	0x5151	/* B's region that A READs from */
 #define SRC_SEED	10000	/* content of the READ source: pattern(SRC_SEED + i, off) */
+#define RKEY_ATOM	0x6161	/* B's 8-byte counter that A's FETCH_ADDs hit */
 
 struct net_path {
 	u64	delay_ns;
@@ -59,6 +60,10 @@ struct world {
 	u8	*dst;
 	u8	*src;
 	u8	*lbuf[NMSG_MAX];
+	u64	counter;		/* B's atomic target */
+	u64	orig[NMSG_MAX];		/* A: what each FETCH_ADD returned */
+	bool	got_orig[NMSG_MAX];
+	u32	natomic;
 	u32	delivered;
 	u32	last_msn[MR_MAX_STREAMS];
 	bool	seen_stream[MR_MAX_STREAMS];
@@ -100,9 +105,9 @@ static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_
 	return c;
 }
 
-/* reads_pct: share of READs, writes_pct: of WRITEs, the rest SENDs */
+/* Shares in percent of READs, WRITEs and FETCH_ADDs; the rest are SENDs. */
 static void world_init_mix(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg,
-			   u32 reads_pct, u32 writes_pct)
+			   u32 reads_pct, u32 writes_pct, u32 atomics_pct)
 {
 	u32 i, next_msn[MR_MAX_STREAMS] = { 0 };
 
@@ -126,7 +131,12 @@ static void world_init_mix(struct world *w, u64 seed, u8 streams, u8 paths, u32 
 		w->stream[i] = i % streams;
 		w->msn[i] = next_msn[w->stream[i]]++;
 		w->op[i] = kind < reads_pct ? MR_OP_READ_REQ :
-			   kind < reads_pct + writes_pct ? MR_OP_WRITE : MR_OP_SEND;
+			   kind < reads_pct + writes_pct ? MR_OP_WRITE :
+			   kind < reads_pct + writes_pct + atomics_pct ? MR_OP_FETCH_ADD : MR_OP_SEND;
+		if (w->op[i] == MR_OP_FETCH_ADD) {
+			w->len[i] = 8;
+			w->natomic++;
+		}
 		if (w->op[i] == MR_OP_SEND) {
 			w->rmsn_msg[w->nrecv] = i;
 			w->rbuf[w->nrecv++] = calloc(1, w->len[i] + 1);
@@ -146,7 +156,7 @@ static void world_init_mix(struct world *w, u64 seed, u8 streams, u8 paths, u32 
 
 static void world_init(struct world *w, u64 seed, u8 streams, u8 paths, u32 nmsg)
 {
-	world_init_mix(w, seed, streams, paths, nmsg, 0, 0);
+	world_init_mix(w, seed, streams, paths, nmsg, 0, 0, 0);
 }
 
 static void world_free(struct world *w)
@@ -260,6 +270,19 @@ static void host_rx(struct world *w, struct inflight *f)
 		assert_int_equal(w->op[res.cookie], MR_OP_READ_REQ);
 		memcpy(w->lbuf[res.cookie] + pkt.moff, payload, pkt.paylen);
 		break;
+	case MR_OP_FETCH_ADD:
+		/* performed at delivery, in stream order; here only the checks */
+		assert_int_equal(f->to, 1);
+		assert_int_equal(pkt.atomic.rkey, RKEY_ATOM);
+		assert_int_equal(pkt.atomic.va, 0);
+		break;
+	case MR_OP_ATOMIC_RESP:
+		assert_int_equal(f->to, 0);
+		assert_true(res.cookie < w->nmsg);
+		assert_false(w->got_orig[res.cookie]);
+		w->orig[res.cookie] = pkt.orig;
+		w->got_orig[res.cookie] = true;
+		break;
 	default:
 		fail_msg("unexpected opcode %u", pkt.opcode);
 	}
@@ -287,7 +310,12 @@ static void host_complete(struct world *w)
 		assert_true(m < w->nmsg);
 		assert_int_equal(d.opcode, w->op[m]);
 		assert_int_equal(d.mlen, w->len[m]);
-		if (d.opcode == MR_OP_SEND) {
+		if (d.opcode == MR_OP_FETCH_ADD) {
+			/* the host performs the atomic once, at delivery */
+			assert_int_equal(d.swap_add, m + 1);
+			mr_conn_atomic_result(w->c[1], d.resp_slot, w->counter);
+			w->counter += d.swap_add;
+		} else if (d.opcode == MR_OP_SEND) {
 			assert_int_equal(w->rmsn_msg[d.rmsn], m);
 			for (i = 0; i < d.mlen; i++)
 				if (w->rbuf[d.rmsn][i] != pattern(m, i))
@@ -330,6 +358,12 @@ static void host_post(struct world *w)
 			.va = (u64)i * MSG_MAX,
 			.rkey = w->op[i] == MR_OP_READ_REQ ? RKEY_SRC : RKEY_DST,
 		};
+
+		if (wr.opcode == MR_OP_FETCH_ADD) {
+			wr.va = 0;
+			wr.rkey = RKEY_ATOM;
+			wr.swap_add = i + 1;
+		}
 		int err = mr_conn_post(w->c[0], &wr);
 
 		if (err == -ENOSPC || err == -EIO)
@@ -518,7 +552,7 @@ static void test_send_write_read_mix(void **state)
 
 	(void)state;
 	/* 30% READs, 30% WRITEs, 40% SENDs over 3 streams, 4 paths, 1% loss, jitter */
-	world_init_mix(&w, 7, 3, 4, 400, 30, 30);
+	world_init_mix(&w, 7, 3, 4, 400, 30, 30, 0);
 	w.jitter_ns = 2 * US;
 	for (i = 0; i < 4; i++)
 		w.path[i].loss_ppm = 10000;
@@ -532,11 +566,55 @@ static void test_send_write_read_mix(void **state)
 	assert_int_equal(w.c[1]->sq_tail, w.c[1]->sq_head);
 	/* every non-READ message was delivered; every WRITE landed where it said */
 	assert_int_equal(w.delivered, 400 - w.nread);
+	assert_int_equal(w.natomic, 0);
 	for (m = 0; m < 400; m++)
 		if (w.op[m] == MR_OP_WRITE)
 			for (i = 0; i < w.len[m]; i++)
 				if (w.dst[m * MSG_MAX + i] != pattern(m, i))
 					fail_msg("WRITE %u byte %u", m, i);
+	world_free(&w);
+}
+
+/*
+ * FETCH_ADDs on one counter, mixed with other traffic, under loss in both directions:
+ * every one performed exactly once (the final sum), every response received, and each
+ * returned value the counter before that operation (all distinct, all below the sum).
+ */
+static void test_atomics_exactly_once_under_loss(void **state)
+{
+	static struct world w;
+	u64 sum = 0;
+	u32 i, j;
+
+	(void)state;
+	world_init_mix(&w, 8, 2, 4, 300, 10, 10, 40);
+	w.jitter_ns = 2 * US;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 20000;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.natomic > 80);
+	for (i = 0; i < 300; i++)
+		if (w.op[i] == MR_OP_FETCH_ADD)
+			sum += i + 1;
+	assert_true(w.counter == sum);
+	for (i = 0; i < 300; i++) {
+		if (w.op[i] != MR_OP_FETCH_ADD)
+			continue;
+		assert_true(w.got_orig[i]);
+		assert_true(w.orig[i] < sum);
+		for (j = i + 1; j < 300; j++)
+			if (w.op[j] == MR_OP_FETCH_ADD)
+				assert_true(w.orig[i] != w.orig[j]);
+	}
+	/* and within a stream in posting order: later operations saw larger values */
+	for (i = 0; i < 300; i++)
+		for (j = i + 1; j < 300; j++)
+			if (w.op[i] == MR_OP_FETCH_ADD && w.op[j] == MR_OP_FETCH_ADD &&
+			    w.stream[i] == w.stream[j])
+				assert_true(w.orig[i] < w.orig[j]);
+	assert_int_equal(w.c[1]->rsp_out, 0);
 	world_free(&w);
 }
 
@@ -586,14 +664,35 @@ static void test_read_requests_and_responses_checked(void **state)
 	assert_true(c->failed);
 	free(c);
 
-	/* atomics are refused by this engine */
+	/* an ATOMIC_RESP nobody asked for is dropped; an atomic request is taken */
 	c = conn_new(1, 2, 1, 2, 0, 0);
 	memset(&p, 0, sizeof(p));
-	p.opcode = MR_OP_FETCH_ADD;
+	p.opcode = MR_OP_ATOMIC_RESP;
 	p.ctok = 0x1001;
 	p.mlen = 8;
-	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
-	assert_int_equal(res.nak.opcode, MR_OP_NAK);
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_resp, 1);
+	p.opcode = MR_OP_FETCH_ADD;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(c, 0, &p, false);
+	{
+		struct mr_rx_done d;
+		struct mr_tx_pkt tp;
+
+		assert_true(mr_conn_deliver(c, &d));
+		assert_int_equal(d.opcode, MR_OP_FETCH_ADD);
+		assert_int_equal(d.mlen, 8);
+		/* the response waits for the host's result */
+		assert_false(mr_conn_tx(c, 0, &tp));
+		mr_conn_atomic_result(c, d.resp_slot, 0x1234);
+		assert_true(mr_conn_tx(c, 0, &tp));
+		assert_int_equal(tp.hdr.opcode, MR_OP_ATOMIC_RESP);
+		assert_int_equal(tp.hdr.orig, 0x1234);
+		assert_int_equal(tp.hdr.msn, 0);
+		assert_true(tp.hdr.flags & MR_F_AR);
+	}
+	/* its duplicate is acknowledged, not performed again */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DUP);
 	free(c);
 }
 
@@ -662,8 +761,15 @@ static void test_post_checks_and_rnr(void **state)
 	u32 i;
 
 	(void)state;
-	wr.opcode = MR_OP_CMP_SWAP;	/* not carried by this engine yet */
+	wr.opcode = MR_OP_ATOMIC_RESP;	/* the engine's own business */
 	assert_int_equal(mr_conn_post(c, &wr), -EOPNOTSUPP);
+	wr.opcode = MR_OP_CMP_SWAP;
+	wr.len = 8;
+	wr.va = 12;	/* not 8-byte aligned */
+	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
+	wr.va = 0;
+	wr.len = 10;
+	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
 	wr.opcode = MR_OP_READ_REQ;
 	wr.solicited = true;
 	assert_int_equal(mr_conn_post(c, &wr), -EINVAL);
@@ -730,6 +836,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),
 	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_send_write_read_mix),
+	cmocka_unit_test(test_atomics_exactly_once_under_loss),
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_post_checks_and_rnr),

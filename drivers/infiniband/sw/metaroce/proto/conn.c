@@ -46,6 +46,17 @@ static bool mr_op_has_payload(u8 opcode)
 	return opcode <= MR_OP_WRITE_IMM || opcode == MR_OP_READ_RESP;
 }
 
+static bool mr_op_is_atomic(u8 opcode)
+{
+	return opcode == MR_OP_CMP_SWAP || opcode == MR_OP_FETCH_ADD;
+}
+
+/* Operations answered by the peer, limited by max_rd_atomic. */
+static bool mr_op_is_request(u8 opcode)
+{
+	return opcode == MR_OP_READ_REQ || mr_op_is_atomic(opcode);
+}
+
 static void mr_conn_fail(struct mr_conn *c, enum mr_wc_status status)
 {
 	if (c->failed)
@@ -60,13 +71,17 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 
 	if (c->failed)
 		return -EIO;
-	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_READ_REQ)
+	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
+	    wr->opcode == MR_OP_READ_RESP)
 		return -EOPNOTSUPP;
 	if (wr->stream >= c->cfg.n_streams || wr->len > MR_MAX_MSG_LEN)
 		return -EINVAL;
-	if (wr->solicited && (wr->opcode == MR_OP_WRITE || wr->opcode == MR_OP_READ_REQ))
+	if (wr->solicited && (wr->opcode == MR_OP_WRITE || mr_op_is_request(wr->opcode)))
 		return -EINVAL;
-	if (wr->opcode == MR_OP_READ_REQ && !c->cfg.max_rd_atomic)
+	if (mr_op_is_request(wr->opcode) && !c->cfg.max_rd_atomic)
+		return -EINVAL;
+	if (mr_op_is_atomic(wr->opcode) && (wr->len != 8 || (wr->va & 7) ||
+					    (wr->opcode == MR_OP_FETCH_ADD && wr->compare)))
 		return -EINVAL;
 	if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
 		return -ENOSPC;
@@ -77,7 +92,7 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	m->msn = c->tx_msn[wr->stream]++;
 	if (mr_op_uses_rwqe(wr->opcode))
 		m->rmsn = c->tx_rmsn++;
-	if (wr->opcode == MR_OP_READ_REQ)
+	if (mr_op_is_request(wr->opcode))
 		m->pkts = 1;	/* the request; the response is the peer's to send */
 	else
 		m->pkts = wr->len ? (wr->len - 1) / c->cfg.mtu + 1 : 1;
@@ -85,21 +100,43 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	return 0;
 }
 
-/* Queue the answer to the peer's READ (stream, msn); the caller checked for space. */
-static void mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struct mr_rmsg *req)
+/*
+ * Queue the answer to the peer's READ or atomic (stream, msn); the caller checked for
+ * space. Returns the send queue slot.
+ */
+static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struct mr_rmsg *req)
 {
-	struct mr_sendmsg *m = &c->sq[c->sq_head % MR_SENDQ_DEPTH];
+	u32 slot = c->sq_head % MR_SENDQ_DEPTH;
+	struct mr_sendmsg *m = &c->sq[slot];
 
 	memset(m, 0, sizeof(*m));
 	m->internal = true;
-	m->wr.opcode = MR_OP_READ_RESP;
 	m->wr.stream = stream;
-	m->wr.len = req->len;
-	m->wr.va = req->va;
-	m->wr.rkey = req->rkey;
 	m->msn = msn;	/* the request's: responses consume no MSN of ours */
-	m->pkts = req->len ? (req->len - 1) / c->cfg.mtu + 1 : 1;
+	if (req->opcode == MR_OP_READ_REQ) {
+		m->wr.opcode = MR_OP_READ_RESP;
+		m->wr.len = req->len;
+		m->wr.va = req->va;
+		m->wr.rkey = req->rkey;
+		m->pkts = req->len ? (req->len - 1) / c->cfg.mtu + 1 : 1;
+	} else {
+		m->wr.opcode = MR_OP_ATOMIC_RESP;
+		m->wr.len = 8;
+		m->pkts = 1;
+		m->hold = true;	/* until the host has performed it */
+	}
 	c->sq_head++;
+	return slot;
+}
+
+void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig)
+{
+	struct mr_sendmsg *m = &c->sq[resp_slot % MR_SENDQ_DEPTH];
+
+	if (!m->internal || m->wr.opcode != MR_OP_ATOMIC_RESP || !m->hold)
+		return;
+	m->orig = orig;
+	m->hold = false;
 }
 
 static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32 psn, u32 moff,
@@ -120,7 +157,7 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	if (m->wr.solicited)
 		h->flags |= MR_F_SE;
 	/* The last packet asks for an immediate ACK: the message can complete. */
-	if (moff + len == m->wr.len || m->wr.opcode == MR_OP_READ_REQ)
+	if (moff + len == m->wr.len || !mr_op_has_payload(m->wr.opcode))
 		h->flags |= MR_F_AR;
 
 	switch (m->wr.opcode) {
@@ -143,6 +180,17 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	case MR_OP_READ_REQ:
 		h->rreq.va = m->wr.va;
 		h->rreq.rkey = m->wr.rkey;
+		break;
+	case MR_OP_CMP_SWAP:
+		h->atomic.compare = m->wr.compare;
+		fallthrough;
+	case MR_OP_FETCH_ADD:
+		h->atomic.va = m->wr.va;
+		h->atomic.rkey = m->wr.rkey;
+		h->atomic.swap_add = m->wr.swap_add;
+		break;
+	case MR_OP_ATOMIC_RESP:
+		h->orig = m->orig;
 		break;
 	}
 }
@@ -189,8 +237,8 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	u32 psn;
 	u8 path;
 
-	/* A READ request is one empty packet whatever the length it asks for. */
-	len = m->wr.opcode == MR_OP_READ_REQ ? 0 : min_t(u32, c->cfg.mtu, m->wr.len - moff);
+	/* Requests and atomic responses are one packet, empty (their data is in headers). */
+	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, c->cfg.mtu, m->wr.len - moff) : 0;
 	path = mr_paths_pick(&c->paths, now);
 	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
 	p = &c->tx.pkt[psn % MR_SACK_BITS];
@@ -200,13 +248,13 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	mr_conn_fill_out(m, moff, out);
 
 	m->next_off += len;
-	if (m->next_off >= m->wr.len || m->wr.opcode == MR_OP_READ_REQ) {
+	if (m->next_off >= m->wr.len || !mr_op_has_payload(m->wr.opcode)) {
 		m->all_sent = true;
 		c->sq_next++;
-		if (m->wr.opcode == MR_OP_READ_REQ)
+		if (mr_op_is_request(m->wr.opcode))
 			c->rd_out++;
-		else if (m->wr.opcode == MR_OP_READ_RESP)
-			c->rsp_out--;	/* the requester may now have another READ going */
+		else if (m->internal)
+			c->rsp_out--;	/* the requester may now have another request going */
 	}
 	return true;
 }
@@ -215,10 +263,10 @@ static bool mr_conn_has_new(const struct mr_conn *c)
 {
 	const struct mr_sendmsg *m = &c->sq[c->sq_next % MR_SENDQ_DEPTH];
 
-	if (c->sq_next == c->sq_head || !mr_txwin_can_send(&c->tx))
+	if (c->sq_next == c->sq_head || !mr_txwin_can_send(&c->tx) || m->hold)
 		return false;
-	/* READs beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
-	return m->wr.opcode != MR_OP_READ_REQ || c->rd_out < c->cfg.max_rd_atomic;
+	/* Requests beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
+	return !mr_op_is_request(m->wr.opcode) || c->rd_out < c->cfg.max_rd_atomic;
 }
 
 bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
@@ -255,7 +303,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 static bool mr_msg_done(const struct mr_sendmsg *m)
 {
 	return m->all_sent && m->pkts_acked == m->pkts &&
-	       (m->wr.opcode != MR_OP_READ_REQ || m->resp_done);
+	       (!mr_op_is_request(m->wr.opcode) || m->resp_done);
 }
 
 /* Free the slots of reported messages at the tail, and of answered responses. */
@@ -434,22 +482,37 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 		r->va = pkt->rreq.va;
 		r->rkey = pkt->rreq.rkey;
 		break;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		r->va = pkt->atomic.va;
+		r->rkey = pkt->atomic.rkey;
+		r->swap_add = pkt->atomic.swap_add;
+		r->compare = pkt->atomic.compare;
+		break;
 	}
 }
 
-/* Our READ that a READ_RESP answers; NULL if none is waiting for it. */
-static struct mr_sendmsg *mr_conn_find_read(struct mr_conn *c, const struct mr_pkt *pkt)
+/* Our READ or atomic that a response answers; NULL if none is waiting for it. */
+static struct mr_sendmsg *mr_conn_find_req(struct mr_conn *c, const struct mr_pkt *pkt)
 {
+	bool read = pkt->opcode == MR_OP_READ_RESP;
 	u32 i;
 
 	for (i = c->sq_tail; i != c->sq_head; i++) {
 		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 
-		if (m->pkts && !m->internal && m->wr.opcode == MR_OP_READ_REQ && m->all_sent &&
-		    !m->resp_done && m->wr.stream == pkt->stream && m->msn == pkt->msn)
+		if (!m->pkts || m->internal || !m->all_sent || m->resp_done ||
+		    m->wr.stream != pkt->stream || m->msn != pkt->msn)
+			continue;
+		if (read ? m->wr.opcode == MR_OP_READ_REQ : mr_op_is_atomic(m->wr.opcode))
 			return m;
 	}
 	return NULL;
+}
+
+static bool mr_is_response(u8 opcode)
+{
+	return opcode == MR_OP_READ_RESP || opcode == MR_OP_ATOMIC_RESP;
 }
 
 /* Does pkt agree with the packets of its message seen so far? Changes nothing. */
@@ -464,7 +527,7 @@ static bool mr_conn_rx_consistent(const struct mr_rstream *rs, const struct mr_p
 	m = &rs->st.slot[pkt->msn % MR_STREAM_WIN];
 	if (!m->used)
 		return true;
-	if (pkt->opcode == MR_OP_READ_REQ)
+	if (mr_op_is_request(pkt->opcode))
 		return false;	/* a request is one packet: a second one is a different message */
 	info = &rs->info[pkt->msn % MR_STREAM_WIN];
 	mr_pkt_rmsg(pkt, &r);
@@ -533,9 +596,9 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		break;
 	}
 
-	if (pkt->opcode == MR_OP_READ_RESP) {
-		/* Answers one of our READs, of the length we asked for; else drop it. */
-		rd = mr_conn_find_read(c, pkt);
+	if (mr_is_response(pkt->opcode)) {
+		/* Answers one of our requests, of the length we asked for; else drop it. */
+		rd = mr_conn_find_req(c, pkt);
 		if (!rd || rd->wr.len != pkt->mlen) {
 			c->stats.rx_bad_resp++;
 			return MR_RXC_DROP;
@@ -544,9 +607,8 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		return MR_RXC_PLACE;
 	}
 
-	/* This engine does not carry atomics yet: refuse them as the spec says. */
-	if (pkt->opcode >= MR_OP_CMP_SWAP ||
-	    (pkt->opcode == MR_OP_READ_REQ && c->rsp_out >= c->cfg.max_rd_atomic)) {
+	/* A requester keeps to max_rd_atomic (see mr_conn_new()); one that does not is broken. */
+	if (mr_op_is_request(pkt->opcode) && c->rsp_out >= c->cfg.max_rd_atomic) {
 		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
 		return MR_RXC_FATAL;
 	}
@@ -567,8 +629,8 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	/* Refuse to commit what mr_conn_rx() would not have passed. */
 	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
 		return;
-	if (pkt->opcode == MR_OP_READ_RESP) {
-		rd = mr_conn_find_read(c, pkt);
+	if (mr_is_response(pkt->opcode)) {
+		rd = mr_conn_find_req(c, pkt);
 		if (!rd || rd->wr.len != pkt->mlen || pkt->paylen > rd->wr.len - rd->resp_got)
 			return;
 	} else if (!mr_conn_rx_consistent(rs, pkt)) {
@@ -577,7 +639,8 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 
 	adv = mr_rxwin_record(&c->rx, pkt->psn);
 	if (rd) {
-		rd->resp_got += pkt->paylen;
+		/* An ATOMIC_RESP carries its 8 bytes in the header. */
+		rd->resp_got += pkt->opcode == MR_OP_ATOMIC_RESP ? 8 : pkt->paylen;
 		if (rd->resp_got == rd->wr.len) {
 			rd->resp_done = true;
 			c->rd_out--;
@@ -585,7 +648,7 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	} else {
 		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used)
 			mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
-		if (pkt->opcode == MR_OP_READ_REQ) {
+		if (mr_op_is_request(pkt->opcode)) {
 			/* Complete on arrival; its length is the response's, kept in info. */
 			mr_stream_add(&rs->st, pkt->msn, 0, 0);
 			c->rsp_out++;
@@ -626,18 +689,30 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 			mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
 			mr_conn_queue_resp(c, s, msn, info);
 		}
-		if (!mr_stream_peek(&c->rs[s].st, &msn) ||
-		    c->rs[s].info[msn % MR_STREAM_WIN].opcode == MR_OP_READ_REQ)
+		if (!mr_stream_peek(&c->rs[s].st, &msn))
 			continue;
-		mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
 		info = &c->rs[s].info[msn % MR_STREAM_WIN];
+		if (info->opcode == MR_OP_READ_REQ)
+			continue;	/* the send queue is full */
+		memset(d, 0, sizeof(*d));
+		/* An atomic's response slot is reserved now; the host fills in the result. */
+		if (mr_op_is_atomic(info->opcode)) {
+			if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
+				continue;
+			d->resp_slot = mr_conn_queue_resp(c, s, msn, info);
+			d->va = info->va;
+			d->rkey = info->rkey;
+			d->swap_add = info->swap_add;
+			d->compare = info->compare;
+		}
+		mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
 		d->opcode = info->opcode;
 		d->se = info->se;
 		d->rmsn = info->rmsn;
 		d->imm_inv = info->imm_inv;
 		d->stream = s;
 		d->msn = msn;
-		d->mlen = mlen;
+		d->mlen = mr_op_is_atomic(info->opcode) ? 8 : mlen;
 		c->deliver_rr = (s + 1) % n;
 		return true;
 	}

@@ -5,9 +5,8 @@
  * tracking, tied together. The host keeps memory (placement, WQEs, CQs), sockets and the
  * one timer; this object decides what goes on the wire and when, and what completes.
  *
- * This engine carries SEND, SEND_IMM, SEND_INV, WRITE, WRITE_IMM and READ. Atomics are
- * defined on the wire and parsed, but the engine refuses to post them and answers them
- * with an invalid-request NAK.
+ * This engine carries every version 1 operation: SEND, SEND_IMM, SEND_INV, WRITE,
+ * WRITE_IMM, READ, CMP_SWAP and FETCH_ADD.
  *
  * Receive path, per packet: mr_pkt_icrc_ok(), mr_pkt_decode(), then mr_conn_rx(). For a
  * data packet that returns MR_RXC_PLACE, the host checks the rkey or receive WQE, writes
@@ -18,8 +17,11 @@
  *
  * A READ is answered by the engine itself: when a READ_REQ is delivered in stream order
  * the responder queues a READ_RESP message, whose payload mr_conn_tx() asks the host to
- * read at src_rkey/src_va. Responses are sent, retransmitted and freed like any message
- * but never reported by mr_conn_poll_send().
+ * read at src_rkey/src_va. An atomic is delivered to the host in stream order; the host
+ * performs it on its memory and hands the old value to mr_conn_atomic_result(), which
+ * releases the ATOMIC_RESP. Responses are sent, retransmitted and freed like any message
+ * but never reported by mr_conn_poll_send(). Exactly-once execution of atomics needs no
+ * replay cache: the receive window never accepts a PSN twice.
  */
 #ifndef _METAROCE_PROTO_CONN_H
 #define _METAROCE_PROTO_CONN_H
@@ -62,13 +64,15 @@ enum mr_wc_status {
 /* A message to send, as the host's send WQE describes it. */
 struct mr_send_wr {
 	u64	cookie;		/* the host's handle, returned at completion */
-	u8	opcode;		/* MR_OP_SEND .. MR_OP_READ_REQ */
+	u8	opcode;		/* MR_OP_SEND .. MR_OP_FETCH_ADD, not the responses */
 	u8	stream;
 	bool	solicited;
-	u32	len;
-	u64	va;		/* WRITE*, READ: remote address */
-	u32	rkey;		/* WRITE*, READ: remote key */
+	u32	len;		/* atomics: 8 */
+	u64	va;		/* WRITE*, READ, atomics: remote address */
+	u32	rkey;		/* WRITE*, READ, atomics: remote key */
 	u32	imm_inv;	/* SEND_IMM, WRITE_IMM: immediate; SEND_INV: rkey */
+	u64	swap_add;	/* CMP_SWAP: swap value; FETCH_ADD: addend */
+	u64	compare;	/* CMP_SWAP */
 };
 
 struct mr_sendmsg {
@@ -79,9 +83,11 @@ struct mr_sendmsg {
 	u32	pkts;		/* packets in the message; 0 once reported */
 	u32	pkts_acked;
 	u32	resp_got;	/* READ: response bytes placed */
+	u64	orig;		/* ATOMIC_RESP: the value before the operation */
 	bool	all_sent;
-	bool	resp_done;	/* READ: the whole response has been placed */
+	bool	resp_done;	/* READ, atomic: the whole response has been placed */
 	bool	internal;	/* a response queued by the engine, never reported */
+	bool	hold;		/* ATOMIC_RESP waiting for mr_conn_atomic_result() */
 };
 
 /* Per message, what the receiver remembers until delivery. */
@@ -91,8 +97,10 @@ struct mr_rmsg {
 	u32	rmsn;
 	u32	imm_inv;
 	u32	len;		/* READ_REQ: bytes to read */
-	u32	rkey;		/* READ_REQ */
-	u64	va;		/* READ_REQ */
+	u32	rkey;		/* READ_REQ, atomics */
+	u64	va;		/* READ_REQ, atomics */
+	u64	swap_add;	/* atomics */
+	u64	compare;
 };
 
 struct mr_rstream {
@@ -114,7 +122,7 @@ struct mr_tx_pkt {
 
 /* What mr_conn_rx() tells the host beyond the class. */
 struct mr_rx_res {
-	u64	cookie;		/* READ_RESP: the read WQE to place into */
+	u64	cookie;		/* READ_RESP, ATOMIC_RESP: the WQE to place into */
 	struct mr_pkt nak;	/* MR_RXC_FATAL: the NAK to send */
 };
 
@@ -127,6 +135,12 @@ struct mr_rx_done {
 	u32	mlen;
 	u32	rmsn;
 	u32	imm_inv;
+	/* atomics: perform, then mr_conn_atomic_result(c, resp_slot, old value) */
+	u64	va;
+	u32	rkey;
+	u64	swap_add;
+	u64	compare;
+	u32	resp_slot;
 };
 
 enum mr_rx_class {
@@ -213,6 +227,8 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce);
 /* Messages of the peer in stream order; READ_REQs are answered inside, not returned. */
 bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d);
+/* The host performed the delivered atomic d; orig is the value it found. */
+void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig);
 /*
  * The host cannot take data packet pkt (no receive WQE: MR_NAK_RNR with rnr_delay in
  * 10 us units; bad rkey or range: MR_NAK_REM_ACCESS; ...). Builds the NAK; every syndrome
