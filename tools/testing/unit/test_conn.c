@@ -563,7 +563,7 @@ static void test_send_write_read_mix(void **state)
 	/* the responder answered every READ and holds no response state afterwards */
 	assert_int_equal(w.c[0]->rd_out, 0);
 	assert_int_equal(w.c[1]->rsp_out, 0);
-	assert_int_equal(w.c[1]->sq_tail, w.c[1]->sq_head);
+	assert_int_equal(w.c[1]->rq_tail, w.c[1]->rq_head);
 	/* every non-READ message was delivered; every WRITE landed where it said */
 	assert_int_equal(w.delivered, 400 - w.nread);
 	assert_int_equal(w.natomic, 0);
@@ -655,7 +655,7 @@ static void test_read_requests_and_responses_checked(void **state)
 		struct mr_rx_done d;
 
 		assert_false(mr_conn_deliver(c, &d));
-		assert_int_equal(c->sq_head - c->sq_tail, c->cfg.max_rd_atomic);
+		assert_int_equal(c->rq_head - c->rq_tail, c->cfg.max_rd_atomic);
 	}
 	p.psn = 500 + i;
 	p.msn = i;

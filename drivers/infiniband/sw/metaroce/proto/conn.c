@@ -100,17 +100,29 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	return 0;
 }
 
+/* The message a transmitted packet belongs to: send queue or response ring. */
+static struct mr_sendmsg *mr_conn_msg(struct mr_conn *c, u16 msg)
+{
+	if (msg & MR_MSG_RESP)
+		return &c->rq[(msg & ~MR_MSG_RESP) % MR_RESPQ_DEPTH];
+	return &c->sq[msg % MR_SENDQ_DEPTH];
+}
+
+static bool mr_conn_rq_full(const struct mr_conn *c)
+{
+	return c->rq_head - c->rq_tail >= MR_RESPQ_DEPTH;
+}
+
 /*
  * Queue the answer to the peer's READ or atomic (stream, msn); the caller checked for
- * space. Returns the send queue slot.
+ * space. Returns the response slot (for mr_conn_atomic_result()).
  */
 static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struct mr_rmsg *req)
 {
-	u32 slot = c->sq_head % MR_SENDQ_DEPTH;
-	struct mr_sendmsg *m = &c->sq[slot];
+	u32 slot = c->rq_head % MR_RESPQ_DEPTH;
+	struct mr_sendmsg *m = &c->rq[slot];
 
 	memset(m, 0, sizeof(*m));
-	m->internal = true;
 	m->wr.stream = stream;
 	m->msn = msn;	/* the request's: responses consume no MSN of ours */
 	if (req->opcode == MR_OP_READ_REQ) {
@@ -125,15 +137,15 @@ static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struc
 		m->pkts = 1;
 		m->hold = true;	/* until the host has performed it */
 	}
-	c->sq_head++;
+	c->rq_head++;
 	return slot;
 }
 
 void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig)
 {
-	struct mr_sendmsg *m = &c->sq[resp_slot % MR_SENDQ_DEPTH];
+	struct mr_sendmsg *m = &c->rq[resp_slot % MR_RESPQ_DEPTH];
 
-	if (!m->internal || m->wr.opcode != MR_OP_ATOMIC_RESP || !m->hold)
+	if (m->wr.opcode != MR_OP_ATOMIC_RESP || !m->hold)
 		return;
 	m->orig = orig;
 	m->hold = false;
@@ -217,7 +229,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 	if (!mr_seq_in(psn, c->tx.una, c->tx.nxt - c->tx.una) ||
 	    (p->state != MR_TXP_INFLIGHT && p->state != MR_TXP_LOST))
 		return false;
-	m = &c->sq[p->msg];
+	m = mr_conn_msg(c, p->msg);
 	/* Another path than the one that lost it, preferably a healthy one. */
 	path = mr_paths_pick_retx(&c->paths, now, p->path);
 	mr_txwin_retransmit(&c->tx, now, psn, path);
@@ -227,10 +239,11 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 	return true;
 }
 
-static bool mr_conn_new(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
+/* Next packet of the oldest response (resp) or send-queue message with bytes unsent. */
+static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt *out)
 {
-	u32 slot = c->sq_next % MR_SENDQ_DEPTH;
-	struct mr_sendmsg *m = &c->sq[slot];
+	u32 slot = resp ? c->rq_next % MR_RESPQ_DEPTH : c->sq_next % MR_SENDQ_DEPTH;
+	struct mr_sendmsg *m = resp ? &c->rq[slot] : &c->sq[slot];
 	struct mr_txpkt *p;
 	u32 moff = m->next_off;
 	u16 len;
@@ -243,30 +256,44 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
 	p = &c->tx.pkt[psn % MR_SACK_BITS];
 	p->moff = moff;
-	p->msg = slot;
+	p->msg = resp ? slot | MR_MSG_RESP : slot;
 	mr_conn_hdr(c, m, psn, moff, len, path, &out->hdr);
 	mr_conn_fill_out(m, moff, out);
 
 	m->next_off += len;
 	if (m->next_off >= m->wr.len || !mr_op_has_payload(m->wr.opcode)) {
 		m->all_sent = true;
-		c->sq_next++;
-		if (mr_op_is_request(m->wr.opcode))
-			c->rd_out++;
-		else if (m->internal)
+		if (resp) {
+			c->rq_next++;
 			c->rsp_out--;	/* the requester may now have another request going */
+		} else {
+			c->sq_next++;
+			if (mr_op_is_request(m->wr.opcode))
+				c->rd_out++;
+		}
 	}
 	return true;
 }
 
-static bool mr_conn_has_new(const struct mr_conn *c)
+/* A response is ready to go: sent before our own messages, they unblock the peer. */
+static bool mr_conn_has_resp(const struct mr_conn *c)
+{
+	return c->rq_next != c->rq_head && !c->rq[c->rq_next % MR_RESPQ_DEPTH].hold;
+}
+
+static bool mr_conn_has_send(const struct mr_conn *c)
 {
 	const struct mr_sendmsg *m = &c->sq[c->sq_next % MR_SENDQ_DEPTH];
 
-	if (c->sq_next == c->sq_head || !mr_txwin_can_send(&c->tx) || m->hold)
+	if (c->sq_next == c->sq_head)
 		return false;
 	/* Requests beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
 	return !mr_op_is_request(m->wr.opcode) || c->rd_out < c->cfg.max_rd_atomic;
+}
+
+static bool mr_conn_has_new(const struct mr_conn *c)
+{
+	return mr_txwin_can_send(&c->tx) && (mr_conn_has_resp(c) || mr_conn_has_send(c));
 }
 
 bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
@@ -291,7 +318,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 			c->stats.tx_retx++;
 	}
 	if (!sent && c->tx.in_flight < wnd && mr_conn_has_new(c))
-		sent = mr_conn_new(c, now, out);
+		sent = mr_conn_new(c, now, mr_conn_has_resp(c), out);
 	if (!sent)
 		return false;
 
@@ -306,17 +333,9 @@ static bool mr_msg_done(const struct mr_sendmsg *m)
 	       (!mr_op_is_request(m->wr.opcode) || m->resp_done);
 }
 
-/* Free the slots of reported messages at the tail, and of answered responses. */
+/* Free the slots of reported messages at the tail. */
 static void mr_conn_sq_trim(struct mr_conn *c)
 {
-	u32 i;
-
-	for (i = c->sq_tail; i != c->sq_head; i++) {
-		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
-
-		if (m->internal && m->pkts && (mr_msg_done(m) || c->failed))
-			m->pkts = 0;
-	}
 	while (c->sq_tail != c->sq_head && !c->sq[c->sq_tail % MR_SENDQ_DEPTH].pkts)
 		c->sq_tail++;
 	if (mr_seq_before(c->sq_next, c->sq_tail))
@@ -333,8 +352,7 @@ bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status
 		u16 sbit = 1U << m->wr.stream;
 		bool done = mr_msg_done(m);
 
-		/* Reported already, or a response: never reported, blocks nothing. */
-		if (!m->pkts || m->internal)
+		if (!m->pkts)	/* reported already */
 			continue;
 		if (c->failed && !done) {
 			/* The oldest incomplete message carries the error, the rest flush. */
@@ -365,7 +383,7 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 {
 	struct mr_conn *c = arg;
 
-	c->sq[p->msg].pkts_acked++;
+	mr_conn_msg(c, p->msg)->pkts_acked++;
 }
 
 static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
@@ -404,8 +422,8 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	if (res.una_advanced)
 		c->rnr_retries = 0;
 	/* Responses leave no completion behind: free their slots as they are acked. */
-	if (res.newly_acked)
-		mr_conn_sq_trim(c);
+	while (c->rq_tail != c->rq_next && mr_msg_done(&c->rq[c->rq_tail % MR_RESPQ_DEPTH]))
+		c->rq_tail++;
 	return MR_RXC_DONE;
 }
 
@@ -501,7 +519,7 @@ static struct mr_sendmsg *mr_conn_find_req(struct mr_conn *c, const struct mr_pk
 	for (i = c->sq_tail; i != c->sq_head; i++) {
 		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 
-		if (!m->pkts || m->internal || !m->all_sent || m->resp_done ||
+		if (!m->pkts || !m->all_sent || m->resp_done ||
 		    m->wr.stream != pkt->stream || m->msn != pkt->msn)
 			continue;
 		if (read ? m->wr.opcode == MR_OP_READ_REQ : mr_op_is_atomic(m->wr.opcode))
@@ -682,9 +700,7 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 		/* READs are answered here, in stream order, as far as the send queue has room. */
 		while (mr_stream_peek(&c->rs[s].st, &msn)) {
 			info = &c->rs[s].info[msn % MR_STREAM_WIN];
-			if (info->opcode != MR_OP_READ_REQ)
-				break;
-			if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
+			if (info->opcode != MR_OP_READ_REQ || mr_conn_rq_full(c))
 				break;
 			mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
 			mr_conn_queue_resp(c, s, msn, info);
@@ -693,11 +709,11 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 			continue;
 		info = &c->rs[s].info[msn % MR_STREAM_WIN];
 		if (info->opcode == MR_OP_READ_REQ)
-			continue;	/* the send queue is full */
+			continue;	/* the response ring is full */
 		memset(d, 0, sizeof(*d));
 		/* An atomic's response slot is reserved now; the host fills in the result. */
 		if (mr_op_is_atomic(info->opcode)) {
-			if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
+			if (mr_conn_rq_full(c))
 				continue;
 			d->resp_slot = mr_conn_queue_resp(c, s, msn, info);
 			d->va = info->va;

@@ -35,6 +35,14 @@
 #include "stream.h"
 
 #define MR_SENDQ_DEPTH	256	/* messages posted and not completed; a power of two */
+/*
+ * Responses (READ_RESP, ATOMIC_RESP) have a ring of their own, so that the peer's
+ * requests are answered however full the host keeps the send queue: a shared queue can
+ * deadlock two sides that each wait for the other's answers. Slots free themselves as
+ * the peer acknowledges them. A power of two, below 0x8000 (see mr_txpkt.msg).
+ */
+#define MR_RESPQ_DEPTH	256
+#define MR_MSG_RESP	0x8000	/* mr_txpkt.msg: a response ring slot */
 
 struct mr_conn_cfg {
 	u32	peer_qpn;	/* dqpn of the packets we send */
@@ -86,7 +94,6 @@ struct mr_sendmsg {
 	u64	orig;		/* ATOMIC_RESP: the value before the operation */
 	bool	all_sent;
 	bool	resp_done;	/* READ, atomic: the whole response has been placed */
-	bool	internal;	/* a response queued by the engine, never reported */
 	bool	hold;		/* ATOMIC_RESP waiting for mr_conn_atomic_result() */
 };
 
@@ -181,6 +188,10 @@ struct mr_conn {
 	u32	sq_head;	/* next slot to post into */
 	u32	sq_tail;	/* oldest message not yet completed */
 	u32	sq_next;	/* oldest message with bytes not yet sent */
+	struct mr_sendmsg rq[MR_RESPQ_DEPTH];	/* responses to the peer's requests */
+	u32	rq_head;
+	u32	rq_tail;	/* oldest response not fully acknowledged */
+	u32	rq_next;	/* oldest response with bytes not yet sent */
 	u32	tx_msn[MR_MAX_STREAMS];
 	u32	tx_rmsn;
 	u64	next_tx_ns;	/* pacing and RNR back-off */
