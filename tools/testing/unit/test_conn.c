@@ -562,12 +562,15 @@ static void test_ecn_marked_path_sheds_load(void **state)
 static void test_rate_hint_paces_sender(void **state)
 {
 	static struct world w;
+	struct mr_share share;
 	u64 bytes = 0, min_ns;
 	u32 i;
 
 	(void)state;
 	world_init(&w, 6, 1, 4, 100);
-	w.c[1]->rate_hint = 1000;	/* the receiver grants this sender 1 Gbit/s */
+	/* the receiver's 1 Gbit/s link, shared by this one sender */
+	mr_share_init(&share, 1000, 0);
+	w.c[1]->cfg.share = &share;
 	run(&w, 1000 * 1000 * 1000 * US);
 	assert_int_equal(w.completed, 100);
 	for (i = 0; i < 100; i++)
@@ -577,6 +580,7 @@ static void test_rate_hint_paces_sender(void **state)
 	assert_true(w.now > min_ns * 9 / 10);
 	assert_true(w.now < min_ns * 2);
 	assert_true(mr_cc_window(&w.c[0]->cc, w.c[0]->paths.conn.srtt) <= 4);
+	assert_int_equal(w.c[0]->cc.rate_hint, 1000);
 	world_free(&w);
 }
 

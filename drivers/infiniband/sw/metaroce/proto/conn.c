@@ -656,6 +656,8 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	}
 
 	adv = mr_rxwin_record(&c->rx, pkt->psn);
+	if (c->cfg.share)
+		mr_share_touch(c->cfg.share, &c->share_epoch, now);
 	if (rd) {
 		/* An ATOMIC_RESP carries its 8 bytes in the header. */
 		rd->resp_got += pkt->opcode == MR_OP_ATOMIC_RESP ? 8 : pkt->paylen;
@@ -759,6 +761,8 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	ack->ack.ack_delay = min_t(u64, delay_us, 0xffff);
 	ack->ack.ce_cnt = c->ce_cnt;
 	ack->ack.rx_cnt = c->rx_cnt;
+	if (c->cfg.share)
+		c->rate_hint = mr_share_hint(c->cfg.share, now);
 	ack->ack.rate_hint = c->rate_hint;
 	mr_rxwin_sack(&c->rx, ack->ack.sack);
 

@@ -33,6 +33,7 @@
 #include "path.h"
 #include "cc.h"
 #include "stream.h"
+#include "share.h"
 
 #define MR_SENDQ_DEPTH	256	/* messages posted and not completed; a power of two */
 /*
@@ -57,6 +58,7 @@ struct mr_conn_cfg {
 	u8	retry_cnt;	/* verbs retry_cnt, 0..7 */
 	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
 	u8	max_rd_atomic;	/* READs in progress, each way (requester and responder) */
+	struct mr_share *share;	/* the receiving device's fair share, or NULL */
 };
 
 enum mr_wc_status {
@@ -214,7 +216,8 @@ struct mr_conn {
 	u8	echo_path;
 	u8	echo_flags;
 	u64	echo_arrival_ns;
-	u32	rate_hint;	/* set by the host: our fair share for the peer, Mbit/s */
+	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */
+	u32	share_epoch;	/* our marker in cfg.share */
 	u8	deliver_rr;
 	u8	ack_rr;		/* path of the next ACK */
 
