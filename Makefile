@@ -42,8 +42,8 @@ module: module-tree
 	$(MAKE) -C $(KDIR) M=$(KOBJ) W=1 $(if $(C),C=$(C)) modules
 
 # siw, the iWARP peer every benchmark compares against, is not built in Debian's kernels:
-# build it out of tree from linux-source-6.12 (tools/deps.sh unpacks it).
-SIW_SRC = $(METAROCE_CACHE)/linux-source-6.12/drivers/infiniband/sw/siw
+# build it out of tree from the matching linux-source package (tools/deps.sh unpacks them).
+SIW_SRC = $(METAROCE_CACHE)/linux-source-$(if $(filter 6.1.%,$(KVER)),6.1,6.12)/drivers/infiniband/sw/siw
 peer-siw:
 	@test -n "$(KVER)" || { echo "make: no kernel headers at KDIR='$(KDIR)'; run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(KOBJ)/peers/siw

@@ -91,7 +91,7 @@ for drv in $drivers; do
 	case $drv in
 	siw)
 		if ! modinfo siw >/dev/null 2>&1; then
-			echo "# siw: not available on $(uname -r) (built from linux-source-6.12 only)"
+			echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
 			continue
 		fi
 		;;
