@@ -11,7 +11,7 @@
 # given made-up figures.
 #
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"),
-# BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per point, 4).
+# BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per point, 4), BENCH_CSV (the CSV file).
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 require_vm
 
@@ -19,7 +19,7 @@ drivers=${BENCH_DRIVERS:-metaroce rxe siw}
 sizes=${BENCH_SIZES:-4096 65536}
 losses=${BENCH_LOSSES:-0 0.1 1 5 10}
 seconds=${BENCH_SECONDS:-4}
-csv=${METAROCE_OUT:-/tmp}/bench-loss.csv
+csv=${BENCH_CSV:-${METAROCE_OUT:-/tmp}/bench-loss.csv}
 
 # Each setup_* fills the endpoints: server device/node/GID, client device/node/GID, server IP,
 # extra perftest flags, and the "node:interface" list that netem impairs.
