@@ -78,7 +78,6 @@ cp -r "$SUITE" "$work/tests" || die "cannot copy $SUITE"
 find "$work/tests" -name '*.gz' -exec gunzip -f {} + || die "cannot gunzip the suite"
 raw=$work/results
 : >"$raw"
-: >"$work/current"
 
 args=(--dev "$dev" --port 1)
 [ -n "$gid" ] && args+=(--gid "$gid")
@@ -86,6 +85,9 @@ args=(--dev "$dev" --port 1)
 started=$(date +%s)
 hangs=0
 while :; do
+	# pyverbs_suite.py creates "current" once the suite is loaded (that takes more than 10 s
+	# under TCG): the per-test watchdog starts then, the overall timeout covers the loading.
+	rm -f "$work/current"
 	# Its own session, so that a hang is killed with the children some tests fork.
 	setsid "$PYTHON" -u "$here/pyverbs_suite.py" --suite "$work/tests" --results "$raw" \
 		--exclude "$raw" --current "$work/current" --list "$work/loaded" \
@@ -97,8 +99,8 @@ while :; do
 		sleep 2
 		kill -0 "$pid" 2>/dev/null || break
 		now=$(date +%s)
-		cur=$(cat "$work/current")
-		age=$((now - $(stat -c %Y "$work/current")))
+		cur=$(cat "$work/current" 2>/dev/null)
+		age=$((now - $(stat -c %Y "$work/current" 2>/dev/null || echo "$now")))
 		if [ $((now - started)) -ge "$timeout" ]; then
 			kill -KILL -- "-$pid" 2>/dev/null
 			{ wait "$pid"; } 2>/dev/null
@@ -109,6 +111,7 @@ while :; do
 		{ wait "$pid"; } 2>/dev/null
 		# Resuming would run the same fixture again, and hang again.
 		[ -n "$cur" ] || die "hang outside any test (a class fixture?) for ${age}s"
+		printf "\n"
 		echo "conformance: $dev: $cur: no result after ${age}s, recorded as hang; resuming"
 		printf 'hang\t%s\n' "$cur" >>"$raw"
 		hangs=$((hangs + 1))

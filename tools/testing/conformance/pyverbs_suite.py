@@ -18,8 +18,8 @@ skipping setUpClass/setUpModule kept from running get that fixture's outcome, so
 loaded test has a line. The file is appended to, so that a run killed by the caller's
 watchdog can be resumed with --exclude pointing at the same file.
 
---current holds the id of the test that is running (empty between tests): the caller's
-watchdog reads it to name a hung test. The GIL may be held by a verb blocked in C, so the
+--current, created once the suite is loaded, holds the id of the test that is running
+(empty between tests): the caller's watchdog reads it to name a hung test. The GIL may be held by a verb blocked in C, so the
 watchdog cannot live in this process.
 """
 
@@ -38,6 +38,11 @@ def worse(a, b):
     if a is None:
         return b
     return a if RANK.index(a) <= RANK.index(b) else b
+
+
+def write_file(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
 
 
 def flatten(suite):
@@ -59,13 +64,9 @@ class RecordingResult(unittest.TextTestResult):
         super().__init__(*args, **kwargs)
         self.outcome = None
 
-    def _set_current(self, text):
-        with open(self.current, 'w') as f:
-            f.write(text)
-
     def startTest(self, test):
         self.outcome = None
-        self._set_current(test.id() + '\n')
+        write_file(self.current, test.id() + '\n')
         super().startTest(test)
 
     def stopTest(self, test):
@@ -74,7 +75,7 @@ class RecordingResult(unittest.TextTestResult):
         self.results.write('%s\t%s\n' % (self.outcome or 'error', test.id()))
         self.results.flush()
         os.fsync(self.results.fileno())
-        self._set_current('')
+        write_file(self.current, '')
 
     def _note(self, test, outcome):
         # Class and module fixtures report through an _ErrorHolder outside start/stopTest.
@@ -165,6 +166,8 @@ def main():
     RecordingResult.fixtures = {}
     runner = unittest.TextTestRunner(stream=sys.stdout, verbosity=2,
                                      resultclass=RecordingResult)
+    # Tells the caller's watchdog that loading is over.
+    write_file(args.current, '')
     started = time.monotonic()
     runner.run(unittest.TestSuite(todo))
 
