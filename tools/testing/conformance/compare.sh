@@ -10,6 +10,8 @@
 #
 # Exit status: 0 when B passes everything A passes, 1 when not, 2 on unreadable input.
 set -u
+# Byte order for sort and comm, the same on every machine.
+export LC_ALL=C
 
 [ $# -eq 2 ] || { echo "usage: compare.sh A B" >&2; exit 2; }
 a=$1

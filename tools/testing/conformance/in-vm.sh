@@ -20,6 +20,8 @@ require_vm
 # rootpair_setup: its policy routing sends traffic to 192.0.2.1 out of the other end.
 IP=192.0.2.1
 ip link add cf0 type veth peer name cf1
+# lib.sh removes the devices at exit; the veth pair is ours to remove.
+trap 'cleanup; ip link del cf0 2>/dev/null' EXIT
 ip addr add "$IP/24" dev cf0
 ip link set cf0 up
 ip link set cf1 up

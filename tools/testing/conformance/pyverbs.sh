@@ -128,14 +128,15 @@ seconds=$(($(date +%s) - started))
 
 [ -s "$work/loaded" ] || die "the suite loaded no tests"
 # Every loaded test gets exactly one outcome; one that never reported is "notrun".
-sort -u "$work/loaded" >"$work/loaded.sorted"
-cut -f2- "$raw" | sort >"$work/seen"
+# (LC_ALL=C: sort and comm in byte order, the same on every machine.)
+LC_ALL=C sort -u "$work/loaded" >"$work/loaded.sorted"
+cut -f2- "$raw" | LC_ALL=C sort >"$work/seen"
 dups=$(uniq -d "$work/seen")
 [ -z "$dups" ] || die "tests reported twice: $dups"
-comm -23 "$work/loaded.sorted" "$work/seen" | sed 's/^/notrun\t/' >>"$raw"
-extra=$(comm -13 "$work/loaded.sorted" "$work/seen")
+LC_ALL=C comm -23 "$work/loaded.sorted" "$work/seen" | sed 's/^/notrun\t/' >>"$raw"
+extra=$(LC_ALL=C comm -13 "$work/loaded.sorted" "$work/seen")
 [ -z "$extra" ] || die "results for tests that were not loaded: $extra"
-sort -t "$(printf '\t')" -k2 "$raw" >"$work/sorted"
+LC_ALL=C sort -t "$(printf '\t')" -k2 "$raw" >"$work/sorted"
 
 while IFS=$'\t' read -r outcome id; do
 	echo "conformance: result $dev $outcome $id"
