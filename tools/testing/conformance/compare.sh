@@ -19,11 +19,12 @@ b=$2
 
 # A results line is "OUTCOME<TAB>TEST-ID"; anything else means a wrong or damaged file,
 # which must not pass as "nothing regressed".
+LINE=$'^(pass|skip|fail|error|xfail|upass|hang|notrun)\t[^\t]+$'
 valid() {
 	[ -s "$1" ] || { echo "compare.sh: $1: missing or empty" >&2; return 1; }
-	if grep -vqE $'^(pass|skip|fail|error|xfail|upass|hang|notrun)\t[^\t]+$' "$1"; then
+	if grep -vqE "$LINE" "$1"; then
 		echo "compare.sh: $1: not a pyverbs.sh results file:" >&2
-		grep -vnE $'^(pass|skip|fail|error|xfail|upass|hang|notrun)\t[^\t]+$' "$1" | head -n 3 >&2
+		grep -vnE "$LINE" "$1" | head -n 3 >&2
 		return 1
 	fi
 	if [ -n "$(cut -f2 "$1" | sort | uniq -d)" ]; then
@@ -44,7 +45,7 @@ awk -F '\t' -v A="$a" -v B="$b" '
 		}
 	}
 	END {
-		printf "conformance: compare: A=%s B=%s: %d tests pass in A, %d of them do not pass in B\n",
-			A, B, npass, nbad
+		printf "conformance: compare: A=%s B=%s: %d tests pass in A, " \
+			"%d of them do not pass in B\n", A, B, npass, nbad
 		exit nbad > 0
 	}' "$b" "$a"

@@ -19,8 +19,8 @@ loaded test has a line. The file is appended to, so that a run killed by the cal
 watchdog can be resumed with --exclude pointing at the same file.
 
 --current, created once the suite is loaded, holds the id of the test that is running
-(empty between tests): the caller's watchdog reads it to name a hung test. The GIL may be held by a verb blocked in C, so the
-watchdog cannot live in this process.
+(empty between tests): the caller's watchdog reads it to name a hung test. The GIL may be
+held by a verb blocked in C, so the watchdog cannot live in this process.
 """
 
 import argparse
