@@ -29,12 +29,13 @@ ip link set cf1 up
 status=0
 
 # suite TYPE NAME: pyverbs.sh on a new TYPE device NAME on cf0, which is removed afterwards.
-# Returns 1 (quietly) when the device cannot be created.
+# Returns 1 when the device cannot be created (an error is a harness failure: status=2).
 suite() {
-	local type=$1 name=$2 gid rc=0
+	local type=$1 name=$2 gid err rc=0
 	shift 2
 	if ! rdma_add "$type" "$name" - cf0 >/tmp/rdma-add.err 2>&1; then
-		echo "conformance: $type: cannot create a device: $(tr '\n' ' ' </tmp/rdma-add.err)"
+		err=$(tr '\n' ' ' </tmp/rdma-add.err | sed 's/ *$//')
+		echo "conformance: $type: cannot create a device: $err"
 		return 1
 	fi
 	if ! rdma_wait_active "$name" || ! gid=$(gid_index "$name" "$IP"); then
