@@ -7,6 +7,8 @@
 #   make C=1             ... with sparse on the module
 #   make check           every test: host unit tests, then the VM selftests
 #   make demo            the main job: a two-node MetaRoCE run in the VM
+#   make conformance     rdma-core's test suite on rxe and metaroce in the VM, compared
+#                        (CONFORMANCE_KERNEL=6.1 for the other kernel)
 #   make deps            install what the build and the tests need (Debian packages)
 #   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
 #
@@ -28,7 +30,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
 .PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
-	bench-loss
+	bench-loss conformance
 
 all: module provider tools
 
@@ -80,6 +82,11 @@ bench-loss:
 	tools/deps.sh
 	$(MAKE) all
 	tools/bench/bench-loss
+
+CONFORMANCE_KERNEL ?= 6.12
+conformance:
+	tools/deps.sh
+	tools/testing/conformance/run.sh --kernel $(CONFORMANCE_KERNEL)
 
 checkpatch:
 	$(METAROCE_CACHE)/linux-source-6.12/scripts/checkpatch.pl --strict --no-tree \
