@@ -33,7 +33,7 @@ all: module provider tools
 module-tree:
 	@test -n "$(KVER)" || { echo "make: no kernel headers at KDIR='$(KDIR)'; run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(KOBJ)
-	@cp -rsf $(addprefix $(CURDIR)/,$(KMOD_SRCS)) $(KOBJ)/
+	@cp -rsf $(wildcard $(addprefix $(CURDIR)/,$(KMOD_SRCS))) $(KOBJ)/
 	@find $(KOBJ) -xtype l -delete
 
 module: module-tree
