@@ -26,7 +26,7 @@ KMOD_SRCS := Kbuild drivers include
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
-.PHONY: all module module-tree provider tools unit check demo deps clean checkpatch
+.PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch
 
 all: module provider tools
 
@@ -38,6 +38,16 @@ module-tree:
 
 module: module-tree
 	$(MAKE) -C $(KDIR) M=$(KOBJ) W=1 $(if $(C),C=$(C)) modules
+
+# siw, the iWARP peer every benchmark compares against, is not built in Debian's kernels:
+# build it out of tree from linux-source-6.12 (tools/deps.sh unpacks it).
+SIW_SRC = $(METAROCE_CACHE)/linux-source-6.12/drivers/infiniband/sw/siw
+peer-siw:
+	@test -n "$(KVER)" || { echo "make: no kernel headers at KDIR='$(KDIR)'; run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(KOBJ)/peers/siw
+	@cp -sf $(SIW_SRC)/*.[ch] $(KOBJ)/peers/siw/
+	@cp -f $(SIW_SRC)/Makefile $(KOBJ)/peers/siw/Kbuild
+	$(MAKE) -C $(KDIR) M=$(KOBJ)/peers/siw CONFIG_RDMA_SIW=m modules
 
 provider:
 	$(MAKE) -C providers/metaroce BUILD=$(BUILD)/lib
