@@ -45,11 +45,27 @@ const char *metaroce_counter_name(enum metaroce_counter idx)
 	return metaroce_counter_descs[idx].name;
 }
 
-struct rdma_hw_stats *metaroce_alloc_hw_device_stats(struct ib_device *ibdev)
+/*
+ * The counters are per device. They are offered both as device counters
+ * (sysfs hw_counters) and as the counters of port 1, the only port, which is
+ * what "rdma statistic show" reads: the two show the same values.
+ */
+static struct rdma_hw_stats *metaroce_alloc_stats(void)
 {
 	return rdma_alloc_hw_stats_struct(metaroce_counter_descs,
 					  ARRAY_SIZE(metaroce_counter_descs),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+struct rdma_hw_stats *metaroce_alloc_hw_device_stats(struct ib_device *ibdev)
+{
+	return metaroce_alloc_stats();
+}
+
+struct rdma_hw_stats *metaroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						   u32 port)
+{
+	return metaroce_alloc_stats();
 }
 
 int metaroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
@@ -58,8 +74,7 @@ int metaroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	struct metaroce_dev *mdev = to_mdev(ibdev);
 	int i;
 
-	/* Device counters only: alloc_hw_port_stats is not provided. */
-	if (port || !stats)
+	if (port > METAROCE_PORT)
 		return -EINVAL;
 
 	for (i = 0; i < METAROCE_CNT_MAX; i++)

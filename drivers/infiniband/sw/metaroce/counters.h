@@ -54,6 +54,8 @@ u64 metaroce_counter_read(const struct metaroce_counters *c,
 			  enum metaroce_counter idx);
 const char *metaroce_counter_name(enum metaroce_counter idx);
 struct rdma_hw_stats *metaroce_alloc_hw_device_stats(struct ib_device *ibdev);
+struct rdma_hw_stats *metaroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						   u32 port);
 int metaroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 			  u32 port, int index);
 

@@ -245,6 +245,7 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 
 	.alloc_hw_device_stats = metaroce_alloc_hw_device_stats,
+	.alloc_hw_port_stats = metaroce_alloc_hw_port_stats,
 	.alloc_mr = metaroce_alloc_mr,
 	.alloc_pd = metaroce_alloc_pd,
 	.create_ah = metaroce_create_ah,
