@@ -30,7 +30,7 @@
 #endif
 #include "counters.h"
 
-struct metaroce_datapath;
+#include "datapath.h"
 
 /*
  * Bytes of a netdev MTU that are not RDMA payload: the outer IPv6 header (the
