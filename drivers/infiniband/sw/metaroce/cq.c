@@ -200,3 +200,4 @@ int metaroce_cq_post(struct metaroce_cq *cq, const struct ib_wc *wc, bool solici
 		ibcq->comp_handler(ibcq, ibcq->cq_context);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_cq_post, METAROCE);

@@ -229,6 +229,11 @@ int metaroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int metaroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int metaroce_cq_post(struct metaroce_cq *cq, const struct ib_wc *wc, bool solicited);
 
+/*
+ * Functions the transport calls are exported in the METAROCE namespace, for
+ * the in-tree test module (tests/) and for datapaths built as modules.
+ */
+
 /* mr.c */
 struct ib_mr *metaroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *metaroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,

@@ -357,12 +357,14 @@ err_put:
 	metaroce_mr_put(mr);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_mr_get, METAROCE);
 
 void metaroce_mr_put(struct metaroce_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->released);
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_mr_put, METAROCE);
 
 /* @kva is a kernel virtual address from a kernel consumer's SGE or MR. */
 static int metaroce_kva_page(u64 kva, struct page **page, unsigned int *offset)
@@ -429,6 +431,7 @@ int metaroce_mr_page(struct metaroce_mr *mr, u64 addr, struct page **page,
 	}
 	return -EINVAL;
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_mr_page, METAROCE);
 
 /**
  * metaroce_mr_fast_reg - execute IB_WR_REG_MR
@@ -456,6 +459,7 @@ int metaroce_mr_fast_reg(struct metaroce_mr *mr, u32 key, int access)
 	smp_store_release(&mr->state, METAROCE_MR_VALID);
 	return 0;
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_mr_fast_reg, METAROCE);
 
 /**
  * metaroce_mr_invalidate - execute IB_WR_LOCAL_INV or a send with invalidate
@@ -493,3 +497,4 @@ int metaroce_mr_invalidate(struct metaroce_dev *mdev, u32 key,
 	metaroce_mr_put(mr);
 	return ret;
 }
+EXPORT_SYMBOL_NS_GPL(metaroce_mr_invalidate, METAROCE);
