@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * LD_PRELOAD helper for provider_ctrl.sh: a stand-in for the MetaRoCE kernel
+ * driver behind /dev/infiniband/uverbsN, enough for the control path.
+ *
+ * The test makes /dev/infiniband/uverbsN a character device that ignores
+ * writes and rejects ioctls with ENOTTY (the /dev/null device), so libibverbs
+ * falls back to the write() command interface. This library intercepts
+ * write() on such file descriptors and answers the core commands the
+ * provider issues (GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD,
+ * DEALLOC_PD, REG_MR, DEREG_MR) as the kernel would, checking what it
+ * receives. Every other command fails with ENOSYS or, for extended commands,
+ * EOPNOTSUPP. Each command is logged, one line each, to $FAKE_UVERBS_LOG.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/metaroce-abi.h>
+
+/* Values the test expects to read back through the verbs tools. */
+#define FAKE_FW_VER		METAROCE_FW_VER(1, 2, 3)
+#define FAKE_NODE_GUID		0x0100000000000002ULL	/* big endian 02:00:..:01 */
+#define FAKE_PD_HANDLE		0x11
+#define FAKE_MR_HANDLE		0x22
+#define FAKE_LKEY		0x1234
+#define FAKE_RKEY		0x5678
+
+static ssize_t (*next_write)(int, const void *, size_t);
+
+static void fake_log(const char *fmt, ...)
+{
+	const char *path = getenv("FAKE_UVERBS_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path)
+		return;
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+static int is_uverbs_fd(int fd)
+{
+	char link[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return 0;
+	target[n] = '\0';
+	return strncmp(target, "/dev/infiniband/uverbs", 22) == 0;
+}
+
+/* Copy a response to the user buffer the command points at. */
+static int respond(uint64_t response, size_t out_len, const void *resp,
+		   size_t len)
+{
+	if (out_len < len)
+		return EINVAL;
+	memset((void *)(uintptr_t)response, 0, out_len);
+	memcpy((void *)(uintptr_t)response, resp, len);
+	return 0;
+}
+
+static int get_context(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_get_context *cmd = body;
+	struct ib_uverbs_get_context_resp resp = {};
+	int fds[2];
+
+	if (in_len < sizeof(*cmd))
+		return EINVAL;
+	/* The provider must offer room for the MetaRoCE part of the response. */
+	if (out_len != sizeof(resp) + sizeof(struct metaroce_alloc_ucontext_resp))
+		return EINVAL;
+	if (pipe(fds))
+		return errno;
+	close(fds[1]);
+	resp.async_fd = fds[0];
+	resp.num_comp_vectors = 1;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int query_device(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_query_device *cmd = body;
+	struct ib_uverbs_query_device_resp resp = {
+		.fw_ver = FAKE_FW_VER,
+		.node_guid = FAKE_NODE_GUID,
+		.sys_image_guid = FAKE_NODE_GUID,
+		.max_mr_size = UINT64_MAX,
+		.page_size_cap = 0xfffff000,
+		.vendor_id = 0xffffff,
+		.hw_ver = 1,
+		.max_pd = 1024,
+		.max_mr = 1024,
+		.phys_port_cnt = 1,
+	};
+
+	if (in_len < sizeof(*cmd))
+		return EINVAL;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int query_port(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_query_port *cmd = body;
+	struct ib_uverbs_query_port_resp resp = {
+		.max_msg_sz = 1U << 31,
+		.gid_tbl_len = 2,
+		.pkey_tbl_len = 1,
+		.state = 4,		/* IBV_PORT_ACTIVE */
+		.max_mtu = 5,		/* 4096 */
+		.active_mtu = 3,	/* 1024 */
+		.active_width = 1,
+		.active_speed = 1,
+		.phys_state = 5,	/* LinkUp */
+		.link_layer = 2,	/* IBV_LINK_LAYER_ETHERNET */
+	};
+
+	if (in_len < sizeof(*cmd))
+		return EINVAL;
+	if (cmd->port_num != 1)
+		return EINVAL;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int alloc_pd(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_alloc_pd *cmd = body;
+	struct ib_uverbs_alloc_pd_resp resp = { .pd_handle = FAKE_PD_HANDLE };
+
+	if (in_len < sizeof(*cmd))
+		return EINVAL;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int dealloc_pd(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_dealloc_pd *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->pd_handle != FAKE_PD_HANDLE)
+		return EINVAL;
+	return 0;
+}
+
+static int reg_mr(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_reg_mr *cmd = body;
+	struct ib_uverbs_reg_mr_resp resp = {
+		.mr_handle = FAKE_MR_HANDLE,
+		.lkey = FAKE_LKEY,
+		.rkey = FAKE_RKEY,
+	};
+
+	if (in_len < sizeof(*cmd) || cmd->pd_handle != FAKE_PD_HANDLE ||
+	    !cmd->start || !cmd->length)
+		return EINVAL;
+	fake_log("reg_mr start=%#llx length=%llu hca_va=%#llx access=%#x",
+		 (unsigned long long)cmd->start,
+		 (unsigned long long)cmd->length,
+		 (unsigned long long)cmd->hca_va, cmd->access_flags);
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int dereg_mr(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_dereg_mr *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->mr_handle != FAKE_MR_HANDLE)
+		return EINVAL;
+	return 0;
+}
+
+static int fake_command(const void *buf, size_t len)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = buf;
+	const void *body = hdr + 1;
+	size_t in_len, out_len;
+	int ret;
+
+	if (len < sizeof(*hdr))
+		return EINVAL;
+	if (hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		fake_log("cmd ex %u: EOPNOTSUPP",
+			 hdr->command & IB_USER_VERBS_CMD_COMMAND_MASK);
+		return EOPNOTSUPP;
+	}
+	if ((size_t)hdr->in_words * 4 != len)
+		return EINVAL;
+	in_len = len - sizeof(*hdr);
+	out_len = (size_t)hdr->out_words * 4;
+
+	switch (hdr->command) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT:
+		ret = get_context(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+		ret = query_device(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_PORT:
+		ret = query_port(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_ALLOC_PD:
+		ret = alloc_pd(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+		ret = dealloc_pd(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_REG_MR:
+		ret = reg_mr(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_DEREG_MR:
+		ret = dereg_mr(body, in_len);
+		break;
+	default:
+		ret = ENOSYS;
+		break;
+	}
+	fake_log("cmd %u in=%zu out=%zu: %s", hdr->command, in_len, out_len,
+		 ret ? strerror(ret) : "ok");
+	return ret;
+}
+
+ssize_t write(int fd, const void *buf, size_t len)
+{
+	int ret;
+
+	if (!next_write) {
+		next_write = (ssize_t (*)(int, const void *, size_t))
+			dlsym(RTLD_NEXT, "write");
+		if (!next_write) {
+			errno = ENOSYS;
+			return -1;
+		}
+	}
+	if (!is_uverbs_fd(fd))
+		return next_write(fd, buf, len);
+
+	ret = fake_command(buf, len);
+	if (ret) {
+		errno = ret;
+		return -1;
+	}
+	return len;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Helper for provider_ctrl.sh: drive the control path of a device through
+ * the public verbs API, as an application would. Run against the fake
+ * kernel of fake_uverbs.c; prints one "PASS name" or "FAIL name: why" line
+ * per check (VERBS_CTRL_CHECKS of them) and exits non-zero on any failure.
+ *
+ * Usage: verbs_ctrl DEVICE
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+#define VERBS_CTRL_CHECKS 12
+
+static int failed, count;
+
+static void check(int ok, const char *name, const char *why)
+{
+	count++;
+	if (ok) {
+		printf("PASS %s\n", name);
+	} else {
+		printf("FAIL %s: %s\n", name, why ? why : "");
+		failed++;
+	}
+}
+
+static void bail(void)
+{
+	while (count < VERBS_CTRL_CHECKS)
+		check(0, "not reached", "an earlier step failed");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device_attr_ex attr_ex;
+	struct ibv_device_attr attr;
+	struct ibv_device **list;
+	struct ibv_device *dev = NULL;
+	struct ibv_context *ctx;
+	struct ibv_port_attr port;
+	struct ibv_cq *cq;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr, *mr2;
+	char why[128];
+	int i, n, ret;
+	void *buf;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+		return 2;
+	}
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (strcmp(ibv_get_device_name(list[i]), argv[1]) == 0)
+			dev = list[i];
+	check(dev != NULL, "the device is listed", "not in ibv_get_device_list");
+	if (!dev)
+		bail();
+
+	ctx = ibv_open_device(dev);
+	snprintf(why, sizeof(why), "errno %d (%s)", errno, strerror(errno));
+	check(ctx != NULL, "ibv_open_device (alloc_context, GET_CONTEXT)", why);
+	if (!ctx)
+		bail();
+
+	ret = ibv_query_device(ctx, &attr);
+	snprintf(why, sizeof(why), "ret %d, fw_ver \"%s\", ports %u", ret,
+		 attr.fw_ver, attr.phys_port_cnt);
+	check(ret == 0 && strcmp(attr.fw_ver, "1.2.3") == 0 &&
+	      attr.phys_port_cnt == 1 && attr.max_pd == 1024,
+	      "ibv_query_device (query_device_ex, fw_ver formatted)", why);
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr_ex);
+	snprintf(why, sizeof(why), "ret %d, fw_ver \"%s\"", ret,
+		 attr_ex.orig_attr.fw_ver);
+	check(ret == 0 && strcmp(attr_ex.orig_attr.fw_ver, "1.2.3") == 0,
+	      "ibv_query_device_ex", why);
+
+	ret = ibv_query_port(ctx, 1, &port);
+	snprintf(why, sizeof(why), "ret %d, state %d, link_layer %u, gids %d",
+		 ret, port.state, port.link_layer, port.gid_tbl_len);
+	check(ret == 0 && port.state == IBV_PORT_ACTIVE &&
+	      port.link_layer == IBV_LINK_LAYER_ETHERNET &&
+	      port.gid_tbl_len == 2 && port.active_mtu == IBV_MTU_1024,
+	      "ibv_query_port (query_port)", why);
+
+	pd = ibv_alloc_pd(ctx);
+	snprintf(why, sizeof(why), "errno %d (%s)", errno, strerror(errno));
+	check(pd && pd->handle == 0x11 && pd->context == ctx,
+	      "ibv_alloc_pd (alloc_pd)", why);
+	if (!pd)
+		bail();
+
+	buf = calloc(1, 8192);
+	mr = buf ? ibv_reg_mr(pd, buf, 8192, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE) : NULL;
+	snprintf(why, sizeof(why), "errno %d (%s)", errno, strerror(errno));
+	check(mr && mr->handle == 0x22 && mr->lkey == 0x1234 &&
+	      mr->rkey == 0x5678 && mr->addr == buf && mr->length == 8192 &&
+	      mr->pd == pd, "ibv_reg_mr (reg_mr)", why);
+	if (!mr)
+		bail();
+
+	/* The fake kernel refuses an empty region: the error must come back. */
+	errno = 0;
+	mr2 = ibv_reg_mr(pd, buf, 0, IBV_ACCESS_LOCAL_WRITE);
+	snprintf(why, sizeof(why), "mr %p, errno %d (%s)", (void *)mr2, errno,
+		 strerror(errno));
+	check(!mr2 && errno == EINVAL,
+	      "ibv_reg_mr passes the kernel's error back", why);
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	snprintf(why, sizeof(why), "cq %p, errno %d (%s)", (void *)cq, errno,
+		 strerror(errno));
+	check(!cq && errno == EOPNOTSUPP,
+	      "ibv_create_cq fails with EOPNOTSUPP (op not provided)", why);
+
+	ret = ibv_dereg_mr(mr);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_dereg_mr (dereg_mr)", why);
+
+	ret = ibv_dealloc_pd(pd);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_dealloc_pd (dealloc_pd)", why);
+
+	ret = ibv_close_device(ctx);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_close_device (free_context)", why);
+
+	ibv_free_device_list(list);
+	free(buf);
+
+	if (count != VERBS_CTRL_CHECKS) {
+		printf("FAIL check count: %d, expected %d\n", count,
+		       VERBS_CTRL_CHECKS);
+		return 1;
+	}
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The part of libibverbs' provider interface (private ABI IBVERBS_PRIVATE_34,
+ * as laid out by rdma-core 44) that libmetaroce uses.
+ *
+ * rdma-core does not install its provider header (driver.h), so this file
+ * declares, from the published interface, exactly the structures and
+ * functions libmetaroce needs and nothing more. Each structure that crosses
+ * into the library is pinned by size and by the offsets of the members we
+ * touch: if the installed library's layout differs, the build fails here
+ * rather than at run time. The Makefile separately refuses to build against
+ * a libibverbs whose version is not on its allowed list or which does not
+ * export verbs_register_driver_34@@IBVERBS_PRIVATE_34.
+ *
+ * Only x86_64 (LP64) layouts are asserted; the sizes below are those of that
+ * ABI.
+ */
+#ifndef METAROCE_VERBS_PRIVATE_H
+#define METAROCE_VERBS_PRIVATE_H
+
+#include <assert.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+#if !defined(__x86_64__) || !defined(__LP64__)
+#error "verbs_private.h asserts the x86_64 layouts of rdma-core 44 only"
+#endif
+
+/* Sizes of the fixed name buffers in the library's device records. */
+#define VPRIV_SYSFS_NAME_LEN	64
+#define VPRIV_SYSFS_PATH_LEN	256
+#define VPRIV_MODALIAS_LEN	512
+
+/* A link of the library's intrusive doubly linked lists; never touched. */
+struct vpriv_list_link {
+	struct vpriv_list_link *next;
+	struct vpriv_list_link *prev;
+};
+
+/*
+ * One row of a provider's match table. libmetaroce passes no table (it
+ * matches in match_device), but the type is part of the records below.
+ */
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;
+};
+
+/*
+ * What the library knows about an rdma device before a provider claims it.
+ * Filled from netlink (or sysfs on old kernels) and handed to match_device()
+ * and alloc_device(); libmetaroce reads driver_id, node_type and abi_ver.
+ */
+struct verbs_sysfs_dev {
+	struct vpriv_list_link entry;
+	void *provider_data;
+	const struct verbs_match_ent *match;
+	unsigned int flags;
+	char sysfs_name[VPRIV_SYSFS_NAME_LEN];	/* "uverbsN" */
+	dev_t sysfs_cdev;
+	char ibdev_name[VPRIV_SYSFS_NAME_LEN];	/* "mr0" */
+	char ibdev_path[VPRIV_SYSFS_PATH_LEN];
+	char modalias[VPRIV_MODALIAS_LEN];
+	uint64_t node_guid;
+	uint32_t driver_id;			/* enum rdma_driver_id */
+	enum ibv_node_type node_type;
+	int ibdev_idx;
+	uint32_t num_ports;
+	uint32_t abi_ver;			/* ib_device_ops.uverbs_abi_ver */
+	struct timespec time_created;
+};
+
+struct verbs_device;
+
+/* The provider's entry points, registered once from a constructor. */
+struct verbs_device_ops {
+	const char *name;
+	uint32_t match_min_abi_version;
+	uint32_t match_max_abi_version;
+	const struct verbs_match_ent *match_table;
+	const struct verbs_device_ops **static_providers;
+	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
+	struct verbs_context *(*alloc_context)(struct ibv_device *device,
+					       int cmd_fd, void *private_data);
+	struct verbs_context *(*import_context)(struct ibv_device *device,
+						int cmd_fd);
+	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+/*
+ * The library's device object. The provider allocates it zeroed (embedded
+ * first in its own device structure) in alloc_device(); the library then
+ * initialises all of it, the public struct ibv_device included.
+ */
+struct verbs_device {
+	struct ibv_device device;
+	const struct verbs_device_ops *ops;
+	atomic_int refcount;
+	struct vpriv_list_link entry;
+	struct verbs_sysfs_dev *sysfs;
+	uint64_t core_support;
+};
+
+/*
+ * The library's memory region: the public ibv_mr plus two words that
+ * ibv_cmd_reg_mr() fills and ibv_dereg_mr() reads.
+ */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	uint32_t mr_type;			/* enum ibv_mr_type in the library */
+	int access;
+};
+
+/*
+ * The context operation table, one function pointer per slot in the order
+ * rdma-core 44 defines (alphabetical by name). verbs_set_ops() copies each
+ * non-NULL slot into the context; a NULL slot keeps the library's default,
+ * which fails with EOPNOTSUPP. Only the slots libmetaroce fills are typed;
+ * every other slot is a placeholder of pointer size, named after its op so
+ * that the layout can be read and checked against the library.
+ */
+typedef void (*vpriv_unused_op)(void);
+
+struct verbs_context_ops {
+	vpriv_unused_op advise_mr;			/*  0 */
+	vpriv_unused_op alloc_dm;
+	vpriv_unused_op alloc_mw;
+	vpriv_unused_op alloc_null_mr;
+	vpriv_unused_op alloc_parent_domain;
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);	/*  5 */
+	vpriv_unused_op alloc_td;
+	vpriv_unused_op async_event;
+	vpriv_unused_op attach_counters_point_flow;
+	vpriv_unused_op attach_mcast;
+	vpriv_unused_op bind_mw;			/* 10 */
+	vpriv_unused_op close_xrcd;
+	vpriv_unused_op cq_event;
+	vpriv_unused_op create_ah;
+	vpriv_unused_op create_counters;
+	vpriv_unused_op create_cq;			/* 15 */
+	vpriv_unused_op create_cq_ex;
+	vpriv_unused_op create_flow;
+	vpriv_unused_op create_flow_action_esp;
+	vpriv_unused_op create_qp;
+	vpriv_unused_op create_qp_ex;			/* 20 */
+	vpriv_unused_op create_rwq_ind_table;
+	vpriv_unused_op create_srq;
+	vpriv_unused_op create_srq_ex;
+	vpriv_unused_op create_wq;
+	vpriv_unused_op dealloc_mw;			/* 25 */
+	int (*dealloc_pd)(struct ibv_pd *pd);		/* 26 */
+	vpriv_unused_op dealloc_td;
+	int (*dereg_mr)(struct verbs_mr *vmr);		/* 28 */
+	vpriv_unused_op destroy_ah;
+	vpriv_unused_op destroy_counters;		/* 30 */
+	vpriv_unused_op destroy_cq;
+	vpriv_unused_op destroy_flow;
+	vpriv_unused_op destroy_flow_action;
+	vpriv_unused_op destroy_qp;
+	vpriv_unused_op destroy_rwq_ind_table;		/* 35 */
+	vpriv_unused_op destroy_srq;
+	vpriv_unused_op destroy_wq;
+	vpriv_unused_op detach_mcast;
+	void (*free_context)(struct ibv_context *context);	/* 39 */
+	vpriv_unused_op free_dm;			/* 40 */
+	vpriv_unused_op get_srq_num;
+	vpriv_unused_op import_dm;
+	vpriv_unused_op import_mr;
+	vpriv_unused_op import_pd;
+	vpriv_unused_op modify_cq;			/* 45 */
+	vpriv_unused_op modify_flow_action_esp;
+	vpriv_unused_op modify_qp;
+	vpriv_unused_op modify_qp_rate_limit;
+	vpriv_unused_op modify_srq;
+	vpriv_unused_op modify_wq;			/* 50 */
+	vpriv_unused_op open_qp;
+	vpriv_unused_op open_xrcd;
+	vpriv_unused_op poll_cq;
+	vpriv_unused_op post_recv;
+	vpriv_unused_op post_send;			/* 55 */
+	vpriv_unused_op post_srq_ops;
+	vpriv_unused_op post_srq_recv;
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);	/* 58 */
+	vpriv_unused_op query_ece;
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);	/* 60 */
+	vpriv_unused_op query_qp;
+	vpriv_unused_op query_qp_data_in_order;
+	vpriv_unused_op query_rt_values;
+	vpriv_unused_op query_srq;
+	vpriv_unused_op read_counters;			/* 65 */
+	vpriv_unused_op reg_dm_mr;
+	vpriv_unused_op reg_dmabuf_mr;
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);	/* 68 */
+	vpriv_unused_op req_notify_cq;
+	vpriv_unused_op rereg_mr;			/* 70 */
+	vpriv_unused_op resize_cq;
+	vpriv_unused_op set_ece;
+	vpriv_unused_op unimport_dm;
+	vpriv_unused_op unimport_mr;
+	vpriv_unused_op unimport_pd;			/* 75 */
+};
+
+#define VPRIV_CONTEXT_OPS_SLOTS	76
+#define VPRIV_OP_OFFSET(slot)	((slot) * sizeof(void (*)(void)))
+
+/*
+ * Core uverbs write commands as libibverbs takes them: the write header
+ * followed by the kernel's request structure, then any driver payload.
+ * libibverbs fills both parts; the provider only supplies the (zeroed)
+ * buffer and its length. The kernel structures end in flexible arrays, so
+ * they are the last member here.
+ */
+struct vpriv_cmd_get_context {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_get_context core;
+};
+
+struct vpriv_cmd_query_port {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_port core;
+};
+
+struct vpriv_cmd_alloc_pd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_pd core;
+};
+
+struct vpriv_cmd_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core;
+};
+
+/* Registration: the version of the private ABI is part of the symbol name. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+
+/* Context set-up and tear-down. */
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+void verbs_uninit_context(struct verbs_context *context);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+
+/*
+ * Allocate a zeroed provider context of type @type whose struct
+ * verbs_context member is @member, and initialise that member.
+ */
+#define vpriv_alloc_context(ibdev, cmd_fd, type, member, driver_id)	\
+	((type *)_verbs_init_and_alloc_context(				\
+		ibdev, cmd_fd, sizeof(type),				\
+		(struct verbs_context *)offsetof(type, member), driver_id))
+
+/* Core uverbs commands (libibverbs builds and issues them). */
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct vpriv_cmd_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct vpriv_cmd_query_port *cmd, size_t cmd_size);
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct vpriv_cmd_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct vpriv_cmd_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/*
+ * Layout checks against rdma-core 44 on x86_64.
+ */
+static_assert(sizeof(struct vpriv_list_link) == 16, "list link");
+
+static_assert(sizeof(struct verbs_match_ent) == 24, "verbs_match_ent");
+
+static_assert(sizeof(struct verbs_device_ops) == 72, "verbs_device_ops");
+static_assert(offsetof(struct verbs_device_ops, match_min_abi_version) == 8,
+	      "verbs_device_ops.match_min_abi_version");
+static_assert(offsetof(struct verbs_device_ops, match_device) == 32,
+	      "verbs_device_ops.match_device");
+static_assert(offsetof(struct verbs_device_ops, alloc_context) == 40,
+	      "verbs_device_ops.alloc_context");
+static_assert(offsetof(struct verbs_device_ops, alloc_device) == 56,
+	      "verbs_device_ops.alloc_device");
+static_assert(offsetof(struct verbs_device_ops, uninit_device) == 64,
+	      "verbs_device_ops.uninit_device");
+
+static_assert(sizeof(struct verbs_sysfs_dev) == 992, "verbs_sysfs_dev");
+static_assert(offsetof(struct verbs_sysfs_dev, ibdev_name) == 112,
+	      "verbs_sysfs_dev.ibdev_name");
+static_assert(offsetof(struct verbs_sysfs_dev, driver_id) == 952,
+	      "verbs_sysfs_dev.driver_id");
+static_assert(offsetof(struct verbs_sysfs_dev, node_type) == 956,
+	      "verbs_sysfs_dev.node_type");
+static_assert(offsetof(struct verbs_sysfs_dev, abi_ver) == 968,
+	      "verbs_sysfs_dev.abi_ver");
+
+static_assert(sizeof(struct ibv_device) == 664, "public ibv_device");
+static_assert(sizeof(struct verbs_device) == 712, "verbs_device");
+static_assert(offsetof(struct verbs_device, ops) == 664, "verbs_device.ops");
+
+static_assert(sizeof(struct verbs_context) == 648, "public verbs_context");
+
+static_assert(sizeof(struct ibv_mr) == 48, "public ibv_mr");
+static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(offsetof(struct verbs_mr, mr_type) == 48, "verbs_mr.mr_type");
+static_assert(offsetof(struct verbs_mr, access) == 52, "verbs_mr.access");
+
+static_assert(sizeof(struct verbs_context_ops) ==
+	      VPRIV_OP_OFFSET(VPRIV_CONTEXT_OPS_SLOTS), "verbs_context_ops");
+static_assert(offsetof(struct verbs_context_ops, alloc_pd) ==
+	      VPRIV_OP_OFFSET(5), "verbs_context_ops.alloc_pd");
+static_assert(offsetof(struct verbs_context_ops, dealloc_pd) ==
+	      VPRIV_OP_OFFSET(26), "verbs_context_ops.dealloc_pd");
+static_assert(offsetof(struct verbs_context_ops, dereg_mr) ==
+	      VPRIV_OP_OFFSET(28), "verbs_context_ops.dereg_mr");
+static_assert(offsetof(struct verbs_context_ops, free_context) ==
+	      VPRIV_OP_OFFSET(39), "verbs_context_ops.free_context");
+static_assert(offsetof(struct verbs_context_ops, query_device_ex) ==
+	      VPRIV_OP_OFFSET(58), "verbs_context_ops.query_device_ex");
+static_assert(offsetof(struct verbs_context_ops, query_port) ==
+	      VPRIV_OP_OFFSET(60), "verbs_context_ops.query_port");
+static_assert(offsetof(struct verbs_context_ops, reg_mr) ==
+	      VPRIV_OP_OFFSET(68), "verbs_context_ops.reg_mr");
+static_assert(offsetof(struct verbs_context_ops, unimport_pd) ==
+	      VPRIV_OP_OFFSET(75), "verbs_context_ops: last slot");
+
+static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8, "uverbs write header");
+static_assert(sizeof(struct vpriv_cmd_get_context) == 16, "get_context cmd");
+static_assert(sizeof(struct vpriv_cmd_query_port) == 24, "query_port cmd");
+static_assert(sizeof(struct vpriv_cmd_alloc_pd) == 16, "alloc_pd cmd");
+static_assert(sizeof(struct vpriv_cmd_reg_mr) == 48, "reg_mr cmd");
+
+#endif /* METAROCE_VERBS_PRIVATE_H */

@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the MetaRoCE selftests, in the manner of the kernel's WireGuard netns.sh:
+# nodes are network namespaces joined by veth pairs, impairments are netem qdiscs, and RDMA
+# devices (metaroce, rxe, siw) are added on the nodes' interfaces. Runs inside the test VM
+# (tools/testing/vm/run) as root. Every script prints KTAP:
+#
+#	ktap_plan 3; ...; ktap_ok "name" / ktap_fail "name" / ktap_skip "name" "why"; ktap_finish
+#
+# Topology helpers:
+#	node_add NAME                       a namespace "NAME" with lo up
+#	link_add A IFA ADDRA B IFB ADDRB    veth between nodes A and B, /24 addresses, up
+#	netem NODE IF ARGS...               replace IF's root qdisc with netem ARGS
+#	rdma_add TYPE NAME NODE IF          rdma link add NAME type TYPE netdev IF, run in NODE
+#	rootpair_setup                      two root-namespace endpoints for rxe (see below)
+#	gid_index DEV IPV4                  the RoCE v2 GID index of IPV4 on DEV, port 1
+# Cleanup of everything created here runs at exit.
+
+set -u
+
+KTAP_NUM=0
+KTAP_FAILED=0
+KTAP_PLANNED=0
+NODES=()
+RDMA_LINKS=()
+
+ktap_plan() {
+	KTAP_PLANNED=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	echo "ok $KTAP_NUM $1"
+}
+
+ktap_fail() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	KTAP_FAILED=$((KTAP_FAILED + 1))
+	echo "not ok $KTAP_NUM $1"
+}
+
+ktap_skip() {
+	KTAP_NUM=$((KTAP_NUM + 1))
+	echo "ok $KTAP_NUM $1 # SKIP $2"
+}
+
+# ktap_check NAME CMD...: one test point from a command's exit status; its output becomes
+# diagnostics so that a failure explains itself.
+ktap_check() {
+	local name=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ktap_ok "$name"
+	else
+		[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
+		echo "# '$*' exited with $rc"
+		ktap_fail "$name"
+	fi
+	return "$rc"
+}
+
+ktap_diag() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+# Points that were planned but never reached (a script that died early) count as failures.
+ktap_finish() {
+	while [ "$KTAP_NUM" -lt "$KTAP_PLANNED" ]; do
+		ktap_fail "not reached"
+	done
+	[ "$KTAP_FAILED" -eq 0 ]
+	exit $?
+}
+
+pretty() { echo "# [$1] $2"; }
+
+node_add() {
+	ip netns add "$1"
+	NODES+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# Interface indexes are unique across all nodes: siw binds a wildcard rdma_cm listener to each
+# device's ifindex in the listener's namespace, and two eth devices that are both index 2 in
+# their own namespaces collide there.
+NEXT_IFINDEX=100
+link_add() {
+	local a=$1 ifa=$2 addra=$3 b=$4 ifb=$5 addrb=$6
+	NEXT_IFINDEX=$((NEXT_IFINDEX + 2))
+	ip link add "$ifa" index "$NEXT_IFINDEX" netns "$a" type veth \
+		peer name "$ifb" index $((NEXT_IFINDEX + 1)) netns "$b"
+	ip -n "$a" addr add "$addra/24" dev "$ifa"
+	ip -n "$b" addr add "$addrb/24" dev "$ifb"
+	ip -n "$a" link set "$ifa" up
+	ip -n "$b" link set "$ifb" up
+}
+
+netem() {
+	local node=$1 dev=$2
+	shift 2
+	modprobe sch_netem
+	if [ "$node" = "-" ]; then
+		tc qdisc replace dev "$dev" root netem "$@"
+	else
+		ip netns exec "$node" tc qdisc replace dev "$dev" root netem "$@"
+	fi
+}
+
+# on NODE CMD...: run CMD in NODE's namespace ("-" is the root namespace).
+on() {
+	local node=$1
+	shift
+	if [ "$node" = "-" ]; then
+		"$@"
+	else
+		ip netns exec "$node" "$@"
+	fi
+}
+
+rdma_add() {
+	local type=$1 name=$2 node=$3 dev=$4
+	case $type in
+	rxe) modprobe crc32_generic 2>/dev/null; modprobe rdma_rxe ;;
+	siw) modprobe siw ;;
+	metaroce) modprobe metaroce ;;
+	esac
+	on "$node" rdma link add "$name" type "$type" netdev "$dev" || return
+	RDMA_LINKS+=("$node:$name")
+}
+
+# Waits until DEV's port 1 is ACTIVE (GIDs are filled asynchronously after link add).
+rdma_wait_active() {
+	local dev=$1 i
+	for i in $(seq 50); do
+		grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+gid_index() {
+	local dev=$1 ip=$2 port=/sys/class/infiniband/$1/ports/1 f n i
+	local hex
+	hex=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	for i in $(seq 30); do
+		for f in "$port"/gids/*; do
+			n=${f##*/}
+			[ "$(cat "$f" 2>/dev/null)" = "$hex" ] || continue
+			[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ] || continue
+			echo "$n"
+			return 0
+		done
+		sleep 0.1
+	done
+	echo "gid_index: no RoCE v2 GID for $ip on $dev" >&2
+	return 1
+}
+
+# rxe in 6.12 sends only from the initial namespace (rxe_net.c uses init_net), so its two
+# endpoints are both veth ends in the root namespace, with policy routing that forces
+# traffic between 192.0.2.1 (veth0) and 192.0.2.2 (veth1) over the wire instead of lo.
+ROOTPAIR=0
+rootpair_setup() {
+	local d
+	ip link add veth0 type veth peer name veth1
+	ip addr add 192.0.2.1/32 dev veth0
+	ip addr add 192.0.2.2/32 dev veth1
+	ip link set veth0 up
+	ip link set veth1 up
+	for d in all default lo veth0 veth1; do
+		sysctl -qw "net.ipv4.conf.$d.rp_filter=0" "net.ipv4.conf.$d.accept_local=1"
+	done
+	ip rule add pref 10 to 192.0.2.2 iif lo table 100
+	ip route add 192.0.2.2/32 dev veth0 src 192.0.2.1 table 100
+	ip rule add pref 11 to 192.0.2.1 iif lo table 101
+	ip route add 192.0.2.1/32 dev veth1 src 192.0.2.2 table 101
+	# rdma_cm's reverse-path check of an incoming request
+	ip rule add pref 12 to 192.0.2.1 oif veth1 table 101
+	ip rule add pref 13 to 192.0.2.2 oif veth0 table 100
+	ip rule add pref 100 table local
+	ip rule del pref 0 table local
+	ROOTPAIR=1
+}
+
+rootpair_cleanup() {
+	[ "$ROOTPAIR" = 1 ] || return 0
+	ip rule add pref 0 table local
+	ip rule del pref 100 table local
+	local p
+	for p in 10 11 12 13; do ip rule del pref "$p" 2>/dev/null; done
+	ip link del veth0 2>/dev/null
+	ROOTPAIR=0
+}
+
+# bw_pair SRV NODE_SRV GID_SRV CLI NODE_CLI GID_CLI SERVER_IP [perftest args]: ib_write_bw
+# between two devices in their nodes' namespaces; prints the average Gb/s. A GID index of "-"
+# leaves it to perftest (with -R, rdma_cm picks it).
+PERFTEST_PORT=18515
+bw_pair() {
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc=0
+	local -a xsrv=() xcli=()
+	shift 7
+	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
+	[ "$gcli" = - ] || xcli=(-x "$gcli")
+	PERFTEST_PORT=$((PERFTEST_PORT + 1))
+	on "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$PERFTEST_PORT" -F \
+		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1 &
+	spid=$!
+	sleep 1
+	out=$(on "$ncli" timeout 120 ib_write_bw -d "$cli" "${xcli[@]}" -p "$PERFTEST_PORT" -F \
+		--report_gbits "$@" "$ip" 2>&1) || rc=$?
+	wait "$spid" || rc=$((rc ? rc : $?))
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | sed 's/^/# client: /' >&2
+		sed 's/^/# server: /' /tmp/bw-server.$$ >&2
+		rm -f /tmp/bw-server.$$
+		return "$rc"
+	fi
+	rm -f /tmp/bw-server.$$
+	# The result row: bytes, iterations, peak, average, msg rate.
+	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 5 { avg = $4 } END { if (avg == "") exit 1; print avg }'
+}
+
+cleanup() {
+	local l node name
+	for l in "${RDMA_LINKS[@]}"; do
+		node=${l%%:*}
+		name=${l#*:}
+		on "$node" rdma link delete "$name" 2>/dev/null
+	done
+	rootpair_cleanup
+	for node in "${NODES[@]}"; do
+		ip netns del "$node" 2>/dev/null
+	done
+	rm -f /tmp/bw-server.$$
+}
+trap cleanup EXIT
+
+# Fails the script early (as a TAP bail-out) unless it runs inside the test VM as root.
+require_vm() {
+	if [ "$(id -u)" != 0 ] || ! grep -q 'metaroce-vm' /proc/sys/kernel/hostname 2>/dev/null; then
+		echo "Bail out! run this inside the test VM: tools/testing/vm/run -- $0"
+		exit 4
+	fi
+}

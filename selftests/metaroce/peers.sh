@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The comparison peers work in the test VM: ib_write_bw between two endpoints over rxe (RoCE v2,
+# both ends in the root namespace, see rootpair_setup) and over siw (iWARP, two namespaces,
+# connected with rdma_cm). Every MetaRoCE benchmark puts these two beside its own figures.
+. "$(dirname "$0")/lib.sh"
+require_vm
+
+ktap_plan 6
+kver=$(uname -r)
+
+# rxe
+if rootpair_setup && rdma_add rxe rxe0 - veth0 && rdma_add rxe rxe1 - veth1 &&
+   rdma_wait_active rxe0 && rdma_wait_active rxe1; then
+	ktap_ok "rxe: two devices on a veth pair"
+	if g0=$(gid_index rxe0 192.0.2.1) && g1=$(gid_index rxe1 192.0.2.2) &&
+	   gbps=$(bw_pair rxe1 - "$g1" rxe0 - "$g0" 192.0.2.2 -s 65536 -D 2); then
+		ktap_diag "rxe ib_write_bw 64 KiB: $gbps Gb/s"
+		awk -v g="$gbps" 'BEGIN { exit !(g > 0) }' && ktap_ok "rxe: ib_write_bw moves data" ||
+			ktap_fail "rxe: ib_write_bw moves data ($gbps Gb/s)"
+	else
+		ktap_fail "rxe: ib_write_bw moves data"
+	fi
+	ktap_check "rxe: devices removed" sh -c 'rdma link delete rxe0 && rdma link delete rxe1'
+	RDMA_LINKS=()
+	rootpair_cleanup
+else
+	ktap_fail "rxe: two devices on a veth pair"
+	ktap_fail "rxe: ib_write_bw moves data"
+	ktap_fail "rxe: devices removed"
+fi
+
+# siw: only the 6.12 source is at hand (linux-source-6.12), so other kernels go without it.
+case $kver in
+6.12.*)
+	node_add n1
+	node_add n2
+	link_add n1 eth1 10.0.1.1 n2 eth2 10.0.1.2
+	if rdma_add siw siw1 n1 eth1 && rdma_add siw siw2 n2 eth2 &&
+	   rdma_wait_active siw1 && rdma_wait_active siw2; then
+		ktap_ok "siw: two devices in two namespaces"
+		if gbps=$(bw_pair siw2 n2 - siw1 n1 - 10.0.1.2 -R -s 65536 -D 2); then
+			ktap_diag "siw ib_write_bw 64 KiB: $gbps Gb/s"
+			awk -v g="$gbps" 'BEGIN { exit !(g > 0) }' && ktap_ok "siw: ib_write_bw moves data" ||
+				ktap_fail "siw: ib_write_bw moves data ($gbps Gb/s)"
+		else
+			ktap_fail "siw: ib_write_bw moves data"
+		fi
+		ktap_check "siw: devices removed" sh -c \
+			'ip netns exec n1 rdma link delete siw1 && ip netns exec n2 rdma link delete siw2'
+		RDMA_LINKS=()
+	else
+		ktap_fail "siw: two devices in two namespaces"
+		ktap_fail "siw: ib_write_bw moves data"
+		ktap_fail "siw: devices removed"
+	fi
+	;;
+*)
+	for t in "two devices in two namespaces" "ib_write_bw moves data" "devices removed"; do
+		ktap_skip "siw: $t" "siw is built from linux-source-6.12 only; this is $kver"
+	done
+	;;
+esac
+
+ktap_finish
