@@ -123,9 +123,15 @@ static enum rdma_link_layer metaroce_get_link_layer(struct ib_device *ibdev,
 	return IB_LINK_LAYER_ETHERNET;
 }
 
+/* major.minor.sub, as the provider prints it (METAROCE_FW_VER()). */
 static void metaroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "software");
+	u64 fw_ver = to_mdev(ibdev)->attr.fw_ver;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 (unsigned int)(fw_ver >> 32) & 0xffff,
+		 (unsigned int)(fw_ver >> 16) & 0xffff,
+		 (unsigned int)fw_ver & 0xffff);
 }
 
 static int metaroce_enable_driver(struct ib_device *ibdev)
@@ -138,7 +144,7 @@ static void metaroce_init_attr(struct metaroce_dev *mdev)
 {
 	struct ib_device_attr *attr = &mdev->attr;
 
-	attr->fw_ver = 0;
+	attr->fw_ver = METAROCE_FW_VERSION;
 	attr->sys_image_guid = mdev->ibdev.node_guid;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
@@ -243,18 +249,22 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 const struct ib_device_ops metaroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_device_stats = metaroce_alloc_hw_device_stats,
 	.alloc_hw_port_stats = metaroce_alloc_hw_port_stats,
 	.alloc_mr = metaroce_alloc_mr,
 	.alloc_pd = metaroce_alloc_pd,
+	.alloc_ucontext = metaroce_alloc_ucontext,
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
 	.dealloc_driver = metaroce_dealloc_driver,
 	.dealloc_pd = metaroce_dealloc_pd,
+	.dealloc_ucontext = metaroce_dealloc_ucontext,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,
 	.destroy_cq = metaroce_destroy_cq,
+	.disassociate_ucontext = metaroce_disassociate_ucontext,
 	.enable_driver = metaroce_enable_driver,
 	.get_dev_fw_str = metaroce_get_dev_fw_str,
 	.get_dma_mr = metaroce_get_dma_mr,
@@ -273,4 +283,5 @@ const struct ib_device_ops metaroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, metaroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, metaroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, metaroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, metaroce_ucontext, ibuc),
 };

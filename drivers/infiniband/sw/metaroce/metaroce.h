@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/metaroce-abi.h>
 
 #include "compat.h"
 
@@ -48,6 +49,7 @@
 
 /* Device limits reported by query_device. */
 #define METAROCE_VENDOR_ID		0xffffff	/* no OUI: software device */
+#define METAROCE_FW_VERSION		METAROCE_FW_VER(0, 1, 0)
 #define METAROCE_MAX_QP			16384
 #define METAROCE_MAX_QP_WR		16384
 #define METAROCE_MAX_SGE		32
@@ -118,6 +120,10 @@ static inline struct net *metaroce_net(const struct metaroce_dev *mdev)
 {
 	return read_pnet(&mdev->net);
 }
+
+struct metaroce_ucontext {
+	struct ib_ucontext ibuc;
+};
 
 struct metaroce_pd {
 	struct ib_pd ibpd;
@@ -215,6 +221,11 @@ extern const struct ib_device_ops metaroce_dev_ops;
 struct metaroce_dev *metaroce_dev_create(struct net_device *ndev);
 void metaroce_port_update(struct metaroce_dev *mdev);
 unsigned int metaroce_payload_mtu(const struct net_device *ndev);
+
+/* ucontext.c */
+int metaroce_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void metaroce_dealloc_ucontext(struct ib_ucontext *uctx);
+void metaroce_disassociate_ucontext(struct ib_ucontext *uctx);
 
 /* pd.c */
 int metaroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
