@@ -49,7 +49,8 @@ void metaroce_port_update(struct metaroce_dev *mdev)
 	if (active == mdev->port_active)
 		return;
 
-	mdev->port_active = active;
+	/* debugfs reads it without RTNL */
+	WRITE_ONCE(mdev->port_active, active);
 	event.event = active ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
 	ib_dispatch_event(&event);
 }
