@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE: differences between the kernels we build for (Debian 6.1 and 6.12).
+ *
+ * This is the only file that tests LINUX_VERSION_CODE. Everything else uses the
+ * names defined here.
+ */
+
+#ifndef METAROCE_COMPAT_H
+#define METAROCE_COMPAT_H
+
+#include <linux/version.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/*
+ * ib_device_ops.create_cq and .reg_user_mr_dmabuf take the whole uverbs
+ * attribute bundle since v6.10 (6.12 here) and the driver udata before (6.1).
+ * Their last parameter is declared "struct metaroce_verbs_attrs *", and
+ * metaroce_attrs_udata() returns the udata: NULL for kernel consumers.
+ */
+#if KERNEL_VERSION(6, 10, 0) <= LINUX_VERSION_CODE
+#define metaroce_verbs_attrs uverbs_attr_bundle
+
+static inline struct ib_udata *metaroce_attrs_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define metaroce_verbs_attrs ib_udata
+
+static inline struct ib_udata *metaroce_attrs_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+/*
+ * Since v6.9, ib_core records whether a device name was chosen by user space
+ * (rdma link add) so that it is not renamed by policy; 6.1 has no such notion.
+ */
+#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
+static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+	ib_mark_name_assigned_by_user(ibdev);
+}
+#else
+static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+}
+#endif
+
+/*
+ * udp_tunnel6_xmit_skb() returns int on 6.1 (always 0: errors are counted on
+ * the netdev) and void on 6.12. Casting either to void is valid C, so one
+ * definition serves both; the datapath must not expect a status from it.
+ */
+#define metaroce_udp_tunnel6_xmit_skb(...) ((void)udp_tunnel6_xmit_skb(__VA_ARGS__))
+
+#endif /* METAROCE_COMPAT_H */

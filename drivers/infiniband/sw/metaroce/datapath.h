@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetaRoCE: the interface between the transport and a datapath.
+ *
+ * The transport (QPs and the protocol core) builds MetaRoCE segments and
+ * decides on which path each one goes; a datapath only moves segments
+ * between a device and the network. Two datapaths are planned: the
+ * software one (UDP sockets in the namespace of the device's netdev) and a
+ * Pensando firmware one. Nothing here knows the wire format.
+ *
+ * Life cycle (to be wired when the first datapath lands; mdev->dp stays NULL
+ * until then): the device opens its datapath when it is registered and
+ * closes it before dealloc_driver returns; after close() returns, the
+ * datapath calls nothing of the device and holds no skb or reference of it.
+ */
+
+#ifndef METAROCE_DATAPATH_H
+#define METAROCE_DATAPATH_H
+
+#include <linux/in6.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/types.h>
+#include <linux/udp.h>
+
+struct metaroce_dev;
+struct metaroce_datapath;
+
+/*
+ * Where a segment goes. Addresses are IPv6 or IPv4-mapped IPv6 (as in
+ * RoCE v2 GIDs); the datapath picks the family from the destination.
+ */
+struct metaroce_dp_dest {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 sport;		/* the path: chosen by the transport */
+	u8 tos;			/* DSCP and ECN codepoint (ECT(0) normally) */
+	u8 hop_limit;
+	__be32 flow_label;	/* IPv6 only; 0 lets the stack choose */
+};
+
+/* What the datapath tells the transport about a received segment. */
+struct metaroce_dp_rx_info {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 sport;		/* the peer's path */
+	u8 ecn;			/* INET_ECN_* of the outer IP header */
+};
+
+struct metaroce_datapath_ops {
+	const char *name;
+
+	/*
+	 * Create the datapath of @mdev (sockets or firmware queues in
+	 * metaroce_net(@mdev)) and store it in *@dp. Process context, may
+	 * sleep. Segments may be delivered (metaroce_dp_rcv()) as soon as
+	 * open returns.
+	 */
+	int (*open)(struct metaroce_dev *mdev, struct metaroce_datapath **dp);
+
+	/*
+	 * Stop receiving, wait for receive and transmit in progress, free.
+	 * Process context, may sleep.
+	 */
+	void (*close)(struct metaroce_datapath *dp);
+
+	/*
+	 * Largest segment (MetaRoCE headers and payload) that fits in one
+	 * packet now: the netdev MTU minus the outer IP and UDP headers. It
+	 * changes with the netdev MTU; the transport reads it per connection
+	 * when it sizes segments.
+	 */
+	unsigned int (*max_segment)(struct metaroce_datapath *dp);
+
+	/*
+	 * Send one segment: @skb holds it from skb->data, with at least
+	 * metaroce_dp_headroom() bytes of headroom for the outer headers.
+	 * The datapath consumes @skb in every case. Returns 0 if the packet
+	 * was handed to the network (not a delivery guarantee), or a
+	 * negative errno if it was dropped here: -ENETUNREACH (no route),
+	 * -EMSGSIZE (larger than max_segment), -ENOBUFS (queue full; the
+	 * transport treats it as a loss and backs off).
+	 * Context: process or softirq; never hard irq.
+	 */
+	int (*xmit)(struct metaroce_datapath *dp, struct sk_buff *skb,
+		    const struct metaroce_dp_dest *dest);
+};
+
+/* A datapath instance; implementations embed it. */
+struct metaroce_datapath {
+	const struct metaroce_datapath_ops *ops;
+	struct metaroce_dev *mdev;
+};
+
+/* Headroom a transmitted skb needs for Ethernet, IPv6 and UDP headers. */
+static inline unsigned int metaroce_dp_headroom(void)
+{
+	return LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+}
+
+/*
+ * Implemented by the transport: the datapath hands it every received
+ * segment, skb->data at the MetaRoCE header, outer headers pulled. The
+ * transport consumes @skb and validates everything in it.
+ * Context: softirq (or process with BH disabled).
+ */
+void metaroce_dp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
+		     const struct metaroce_dp_rx_info *info);
+
+#endif /* METAROCE_DATAPATH_H */
