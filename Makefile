@@ -9,6 +9,7 @@
 #   make demo            the main job: a two-node MetaRoCE run in the VM
 #   make deps            install what the build and the tests need (Debian packages)
 #   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
+#   make bench-sim       the packet-level simulator: MetaRoCE beside go-back-N (SIM lines)
 #
 # Kernel objects are built in build/kmod/<kernel release>/, a tree of symlinks to the sources,
 # so that builds for 6.12 and 6.1 do not overwrite each other's objects.
@@ -28,7 +29,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
 .PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
-	bench-loss
+	bench-loss bench-sim
 
 all: module provider tools
 
@@ -80,6 +81,11 @@ bench-loss:
 	tools/deps.sh
 	$(MAKE) all
 	tools/bench/bench-loss
+
+# No VM, no root: the seeded simulator in tools/sim, MetaRoCE and go-back-N side by side
+bench-sim:
+	$(MAKE) -C tools sim BUILD=$(BUILD)
+	$(BUILD)/bin/metaroce-sim bench
 
 checkpatch:
 	$(METAROCE_CACHE)/linux-source-6.12/scripts/checkpatch.pl --strict --no-tree \
