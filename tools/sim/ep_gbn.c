@@ -92,7 +92,7 @@ static struct sim_pkt *gbn_data(struct sim *s, struct sim_gbn_ep *g)
 	return p;
 }
 
-static struct sim_pkt *gbn_pull(struct sim *s, struct sim_ep *e)
+static struct sim_pkt *gbn_pull(struct sim *s, struct sim_ep *e, bool ctl)
 {
 	struct sim_gbn_ep *g = gbn_ep(e);
 	struct sim_flow *f = e->flow;
@@ -111,7 +111,7 @@ static struct sim_pkt *gbn_pull(struct sim *s, struct sim_ep *e)
 		p->wire = SIM_BTH_LEN + SIM_AETH_LEN + SIM_ICRC_LEN + SIM_FRAME_OVERHEAD;
 		return p;
 	}
-	if (f->failed)
+	if (ctl || f->failed)
 		return NULL;
 	while (sim_flow_may_post(s, f))
 		f->posted++;

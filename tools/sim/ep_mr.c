@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "sim.h"
 #include "conn.h"
+#include "params.h"
 
 #define SIM_MR_RKEY	0x4242
 #define SIM_PORT_LO	49152
@@ -54,14 +55,14 @@ static struct sim_pkt *mr_frame(struct sim *s, struct sim_ep *e, const struct mr
 	return p;
 }
 
-static struct sim_pkt *mr_pull(struct sim *s, struct sim_ep *e)
+static struct sim_pkt *mr_pull(struct sim *s, struct sim_ep *e, bool ctl)
 {
 	struct mr_conn *c = mr_ep(e)->c;
 	struct sim_flow *f = e->flow;
 	struct sim_pkt *p;
 	struct mr_tx_pkt tp;
 
-	while (e->sender && sim_flow_may_post(s, f)) {
+	while (!ctl && e->sender && sim_flow_may_post(s, f)) {
 		struct mr_send_wr wr = {
 			.cookie = f->posted, .opcode = MR_OP_WRITE, .len = f->msg_len,
 			.va = (u64)f->posted * f->msg_len, .rkey = SIM_MR_RKEY,
@@ -81,7 +82,7 @@ static struct sim_pkt *mr_pull(struct sim *s, struct sim_ep *e)
 		p->wire += MR_ICRC_LEN;
 		return p;
 	}
-	if (!mr_conn_tx(c, s->now, &tp))
+	if (ctl || !mr_conn_tx(c, s->now, &tp))
 		return NULL;
 	if (tp.hdr.opcode != MR_OP_WRITE) {
 		fprintf(stderr, "metaroce-sim: unexpected opcode %u\n", tp.hdr.opcode);
@@ -96,6 +97,26 @@ static struct sim_pkt *mr_pull(struct sim *s, struct sim_ep *e)
 	return p;
 }
 
+/* METAROCE_SIM_DEBUG=1: the sender's final state, and where ECMP put each path */
+static void mr_debug(struct sim *s, struct sim_ep *e)
+{
+	const struct mr_conn *c = mr_ep(e)->c;
+	uint32_t k = s->cfg.fab.hosts_per_leaf, i;
+
+	fprintf(stderr, "# flow %u cwnd %u alpha %u srtt %llu up %u:", e->flow->id,
+		c->cc.cwnd >> MR_FP_SHIFT, c->cc.alpha, (unsigned long long)c->paths.conn.srtt,
+		mr_paths_up(&c->paths));
+	for (i = 0; i < c->paths.n; i++) {
+		u16 sp = SIM_PORT_LO + (e->sport_base - SIM_PORT_LO + i) % SIM_PORT_N;
+
+		fprintf(stderr, " p%u/s%u w%u%s n%u", i,
+			sim_ecmp_hash((e->host / k) * 0x51ed27u, e->host, e->peer, sp) %
+			s->cfg.fab.spines, c->paths.p[i].weight, c->paths.p[i].up ? "" : "x",
+			c->tx.path_seq[i]);
+	}
+	fprintf(stderr, "\n");
+}
+
 static void mr_rx(struct sim *s, struct sim_ep *e, struct sim_pkt *p)
 {
 	struct mr_conn *c = mr_ep(e)->c;
@@ -104,6 +125,7 @@ static void mr_rx(struct sim *s, struct sim_ep *e, struct sim_pkt *p)
 	struct mr_rx_done d;
 	struct mr_rx_res res;
 	struct mr_pkt pkt;
+	u32 was = f->completed;
 	u64 cookie;
 
 	if (!mr_pkt_icrc_ok(p->data, p->len) ||
@@ -137,6 +159,8 @@ static void mr_rx(struct sim *s, struct sim_ep *e, struct sim_pkt *p)
 		else
 			sim_flow_complete(s, f, (uint32_t)cookie);
 	}
+	if (was < f->nmsg && f->completed == f->nmsg && getenv("METAROCE_SIM_DEBUG"))
+		mr_debug(s, e);
 	mr_stats(e);
 }
 

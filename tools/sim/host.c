@@ -3,6 +3,8 @@
  * Hosts: a set of transport endpoints sharing one NIC port. The NIC pulls one packet at a
  * time, round-robin over the endpoints, when it goes idle: the host never queues more
  * than the wire takes, so pacing and windows act at the NIC as they would in a driver.
+ * ACKs and NAKs go first: both rxe and MetaRoCE send them from the receive path, ahead
+ * of data that the send side has not yet released to the NIC.
  * Each endpoint has one timer, re-armed from its deadline whenever its state changes.
  */
 #include <stdio.h>
@@ -64,22 +66,24 @@ void sim_ep_kick(struct sim *s, struct sim_ep *e)
 void sim_host_pull(struct sim *s, uint32_t hn)
 {
 	struct sim_host *h = &s->host[hn];
-	uint32_t i;
+	uint32_t i, ctl;
 
 	if (s->node[hn].port[0].busy)
 		return;
-	for (i = 0; i < h->nep; i++) {
-		uint32_t k = (h->rr + i) % h->nep;
-		struct sim_ep *e = h->ep[k];
-		struct sim_pkt *p = e->ops->pull(s, e);
+	for (ctl = 2; ctl-- > 0;)
+		for (i = 0; i < h->nep; i++) {
+			uint32_t k = (h->rr + i) % h->nep;
+			struct sim_ep *e = h->ep[k];
+			struct sim_pkt *p = e->ops->pull(s, e, ctl);
 
-		if (!p)
-			continue;
-		h->rr = k + 1;
-		sim_port_send(s, hn, 0, p);
-		ep_arm(s, e);
-		return;
-	}
+			if (!p)
+				continue;
+			if (!ctl)
+				h->rr = k + 1;
+			sim_port_send(s, hn, 0, p);
+			ep_arm(s, e);
+			return;
+		}
 }
 
 void sim_host_rx(struct sim *s, uint32_t hn, struct sim_pkt *p)

@@ -117,8 +117,8 @@ struct sim_flow;
 struct sim_ep;
 
 struct sim_ep_ops {
-	/* The next packet to put on the NIC, or NULL. */
-	struct sim_pkt *(*pull)(struct sim *s, struct sim_ep *e);
+	/* The next packet to put on the NIC, or NULL; ctl: only an ACK or NAK owed now. */
+	struct sim_pkt *(*pull)(struct sim *s, struct sim_ep *e, bool ctl);
 	void (*rx)(struct sim *s, struct sim_ep *e, struct sim_pkt *p);
 	uint64_t (*deadline)(struct sim_ep *e);
 	void (*timer)(struct sim *s, struct sim_ep *e);

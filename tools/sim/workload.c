@@ -24,7 +24,7 @@ void sim_wl_cfg(struct sim_cfg *c, enum sim_proto proto, uint64_t seed)
 			.ecn_bytes = 80 << 10,
 			.dead_spine = -1,
 		},
-		.mr_paths = 8,
+		.mr_paths = 16,
 		.gbn_rto_ns = 4096ULL << 14,
 		.limit_ns = 2000 * SIM_MS,
 	};
