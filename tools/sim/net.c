@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sim.h"
 
 static uint32_t fmix32(uint32_t h)
@@ -76,6 +77,9 @@ void sim_net_build(struct sim *s, const struct sim_fabric_cfg *c)
 		port_init(&n->port[0], leaf0 + i / k, c->host_mbps, c->prop_ns, UINT32_MAX,
 			  UINT32_MAX);
 		n->port[0].loss_ppm = c->loss_ppm;
+		n->port[0].burst = c->burst;
+		n->port[0].jitter_ns = c->jitter_ns;
+		n->port[0].dup_ppm = c->dup_ppm;
 	}
 	for (i = 0; i < nl; i++) {
 		struct sim_node *n = &s->node[leaf0 + i];
@@ -136,6 +140,37 @@ static uint64_t ser_ns(const struct sim_port *pt, uint32_t wire)
 	return t ? t : 1;
 }
 
+/*
+ * Gilbert-Elliott with loss only in the bad state: leave it with probability 1/burst, so
+ * bursts average burst packets; enter it at the rate that makes the long-run loss
+ * loss_ppm.
+ */
+static bool port_loses(struct sim *s, struct sim_port *pt)
+{
+	uint64_t enter;
+
+	if (pt->burst <= 1 || !pt->loss_ppm)
+		return sim_chance(s, pt->loss_ppm);
+	if (pt->ge_bad) {
+		if (sim_chance(s, 1000000 / pt->burst))
+			pt->ge_bad = false;
+	} else {
+		enter = (uint64_t)pt->loss_ppm * 1000000 / pt->burst / (1000000 - pt->loss_ppm);
+		if (sim_chance(s, (uint32_t)enter))
+			pt->ge_bad = true;
+	}
+	return pt->ge_bad;
+}
+
+static void port_deliver(struct sim *s, struct sim_port *pt, struct sim_pkt *p)
+{
+	uint64_t at = s->now + pt->prop_ns;
+
+	if (pt->jitter_ns)
+		at += sim_rand(s) % pt->jitter_ns;
+	sim_schedule(s, at, SIM_EV_ARRIVE, pt->to, 0, p);
+}
+
 void sim_port_send(struct sim *s, uint32_t n, uint32_t port, struct sim_pkt *p)
 {
 	struct sim_port *pt = &s->node[n].port[port];
@@ -181,11 +216,19 @@ void sim_net_txdone(struct sim *s, uint32_t n, uint32_t port)
 	if (pt->dead) {
 		pt->drops++;
 		sim_pkt_free(s, p);
-	} else if (sim_chance(s, pt->loss_ppm)) {
+	} else if (port_loses(s, pt)) {
 		pt->lost++;
 		sim_pkt_free(s, p);
 	} else {
-		sim_schedule(s, s->now + pt->prop_ns, SIM_EV_ARRIVE, pt->to, 0, p);
+		if (sim_chance(s, pt->dup_ppm)) {
+			struct sim_pkt *d = sim_pkt_alloc(s);
+
+			memcpy(d, p, offsetof(struct sim_pkt, data) + p->len);
+			d->next = NULL;
+			pt->dups++;
+			port_deliver(s, pt, d);
+		}
+		port_deliver(s, pt, p);
 	}
 	if (pt->head) {
 		sim_schedule(s, s->now + ser_ns(pt, pt->head->wire), SIM_EV_TXDONE, n, port, NULL);

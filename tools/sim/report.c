@@ -28,6 +28,9 @@ void sim_spec_run(const struct sim_spec *sp, struct sim_result *r)
 
 	sim_wl_cfg(&c, sp->proto, sp->seed);
 	c.fab.loss_ppm = (uint32_t)(sp->loss_pct * 10000 + 0.5);
+	c.fab.burst = sp->burst;
+	c.fab.jitter_ns = sp->jitter_ns;
+	c.fab.dup_ppm = (uint32_t)(sp->dup_pct * 10000 + 0.5);
 	c.fab.dead_spine = sp->dead_plane;
 	c.fab.dead_at = sp->dead_at_ns;
 	switch (sp->test) {

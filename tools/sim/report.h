@@ -13,6 +13,9 @@ struct sim_spec {
 	enum sim_proto	proto;
 	uint64_t	seed;
 	double		loss_pct;
+	uint32_t	burst;		/* mean loss burst, packets */
+	uint64_t	jitter_ns;
+	double		dup_pct;
 	int		dead_plane;	/* -1: none */
 	uint64_t	dead_at_ns;
 	uint32_t	hosts;		/* all-to-all, incast */

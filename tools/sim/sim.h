@@ -70,13 +70,17 @@ struct sim_port {
 	uint64_t	prop_ns;
 	uint32_t	buf_bytes;	/* tail drop above this */
 	uint32_t	ecn_bytes;	/* CE-mark packets that find this much queued */
-	uint32_t	loss_ppm;	/* random loss on the link */
+	uint32_t	loss_ppm;	/* random loss on the link (long-run mean) */
+	uint32_t	burst;		/* mean loss burst, packets: Gilbert-Elliott if > 1 */
+	bool		ge_bad;		/* Gilbert-Elliott: in the lossy state */
+	uint64_t	jitter_ns;	/* extra delay, uniform: packets overtake each other */
+	uint32_t	dup_ppm;	/* duplicated on the link */
 	bool		dead;
 	bool		busy;
 	struct sim_pkt	*head, *tail;
 	uint32_t	qbytes;
 	uint32_t	peak_bytes;
-	uint64_t	marks, drops, lost;
+	uint64_t	marks, drops, lost, dups;
 };
 
 enum sim_node_kind { SIM_HOST, SIM_LEAF, SIM_SPINE };
@@ -98,7 +102,11 @@ struct sim_fabric_cfg {
 	uint64_t	prop_ns;	/* per link */
 	uint32_t	buf_bytes;	/* per switch output port */
 	uint32_t	ecn_bytes;
-	uint32_t	loss_ppm;	/* random loss on every host uplink: each packet, once */
+	/* impairments of every host uplink: each packet meets them once */
+	uint32_t	loss_ppm;	/* random loss */
+	uint32_t	burst;		/* mean loss burst length in packets; <= 1: independent */
+	uint64_t	jitter_ns;	/* reordering: uniform extra delay */
+	uint32_t	dup_ppm;	/* duplication */
 	int32_t		dead_spine;	/* -1: none */
 	uint64_t	dead_at;
 };

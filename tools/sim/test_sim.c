@@ -25,13 +25,40 @@ static void line(const struct sim_spec *sp, const struct sim_result *r, char *bu
 	fclose(f);
 }
 
+/* The check itself: a wrong byte, a missing packet and a double placement all fail it. */
+static bool check_catches(void)
+{
+	struct sim_flow f = { .id = 3, .nmsg = 1, .msg_len = 8192, .delivered = 1,
+			      .completed = 1 };
+	uint8_t buf[4096];
+	struct sim_flow g;
+
+	sim_flow_fill(&f, 0, buf, 4096);
+	sim_flow_place(&f, 0, buf, 4096);
+	g = f;
+	if (sim_flow_verified(&g))
+		return false;			/* half missing */
+	sim_flow_place(&g, 0, buf, 4096);
+	if (sim_flow_verified(&g))
+		return false;			/* the first half twice: count right, offsets not */
+	g = f;
+	sim_flow_fill(&g, 4096, buf, 4096);
+	buf[100] ^= 1;
+	sim_flow_place(&g, 4096, buf, 4096);
+	if (sim_flow_verified(&g))
+		return false;			/* one bit flipped */
+	buf[100] ^= 1;
+	sim_flow_place(&f, 4096, buf, 4096);
+	return sim_flow_verified(&f);
+}
+
 int main(void)
 {
 	struct sim_result a, b, m, g;
 	struct sim_spec sp;
 	char la[1024], lb[1024];
 
-	printf("1..8\n");
+	printf("1..11\n");
 	/* one flow, 4 MiB, 1% loss: twice with one seed, once with another */
 	sim_spec_default(&sp, SIM_T_ONE, SIM_METAROCE);
 	sp.nmsg = 64;
@@ -65,6 +92,19 @@ int main(void)
 			break;
 	}
 	ok(sp.dead_plane == 4, "metaroce completes and verifies with any one plane dead");
+	/* reordering, duplication and bursty loss on every host link, both protocols */
+	sp.dead_plane = -1;
+	sp.loss_pct = 1;
+	sp.burst = 4;
+	sp.jitter_ns = 1000;
+	sp.dup_pct = 1;
+	sim_spec_run(&sp, &a);
+	printf("# metaroce lost %llu verified %d\n", (unsigned long long)a.lost, a.verified);
+	ok(a.verified && a.lost > 0, "metaroce: verified under reordering, duplicates, bursts");
+	sp.proto = SIM_GBN;
+	sim_spec_run(&sp, &a);
+	printf("# gbn lost %llu verified %d\n", (unsigned long long)a.lost, a.verified);
+	ok(a.verified && a.lost > 0, "gbn: verified under reordering, duplicates, bursts");
 	/* a small all-to-all, both protocols */
 	sim_spec_default(&sp, SIM_T_A2A, SIM_METAROCE);
 	sp.hosts = 16;
@@ -74,5 +114,6 @@ int main(void)
 	sp.proto = SIM_GBN;
 	sim_spec_run(&sp, &a);
 	ok(a.verified && a.flows_done == 16 * 15, "gbn: 16-host all-to-all verified");
+	ok(check_catches(), "the end-to-end check catches a bad byte, a gap and a double");
 	return failed ? 1 : 0;
 }
