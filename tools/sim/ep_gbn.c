@@ -167,7 +167,8 @@ static void gbn_rx(struct sim *s, struct sim_ep *e, struct sim_pkt *p)
 		sim_flow_place(f, h.off, p->data + sizeof(h), h.paylen);
 		g->epsn++;
 		g->nak_sent = false;
-		f->delivered += h.last;
+		if (h.last)
+			sim_flow_delivered(s, f);
 		if (h.ackreq) {
 			g->pending = GBN_ACK;
 			g->pending_psn = h.psn;

@@ -151,7 +151,7 @@ static void mr_rx(struct sim *s, struct sim_ep *e, struct sim_pkt *p)
 	while (mr_conn_deliver(c, &d)) {
 		if (d.opcode != MR_OP_WRITE || d.mlen != f->msg_len)
 			f->bad_bytes++;
-		f->delivered++;
+		sim_flow_delivered(s, f);
 	}
 	while (mr_conn_poll_send(c, &cookie, &st)) {
 		if (st != MR_WC_SUCCESS)

@@ -51,8 +51,17 @@ bool sim_flow_may_post(struct sim *s, struct sim_flow *f)
 {
 	if (f->failed || f->posted == f->nmsg || f->posted - f->completed >= f->depth)
 		return false;
+	if (f->upstream >= 0 && f->posted && s->flow[f->upstream].delivered < f->posted)
+		return false;
 	f->post_at[f->posted] = s->now;
 	return true;
+}
+
+void sim_flow_delivered(struct sim *s, struct sim_flow *f)
+{
+	f->delivered++;
+	if (f->downstream >= 0)
+		sim_ep_kick(s, s->flow[f->downstream].ep[0]);
 }
 
 void sim_flow_complete(struct sim *s, struct sim_flow *f, uint32_t msg)
@@ -108,6 +117,8 @@ struct sim_flow *sim_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint32_
 	f->nmsg = nmsg;
 	f->msg_len = msg_len;
 	f->depth = depth;
+	f->upstream = -1;
+	f->downstream = -1;
 	f->post_at = calloc(nmsg, sizeof(*f->post_at));
 	if (!f->post_at) {
 		perror("metaroce-sim");

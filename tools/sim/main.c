@@ -3,7 +3,7 @@
  * metaroce-sim: one run, or the whole benchmark (make bench-sim).
  *
  *   metaroce-sim bench [seed]
- *   metaroce-sim run one|a2a|incast metaroce|gbn [loss=PCT] [burst=PKTS] [jitter=NS]
+ *   metaroce-sim run one|a2a|incast|ring metaroce|gbn [loss=PCT] [burst=PKTS] [jitter=NS]
  *                [dup=PCT] [dead=PLANE] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]
  */
 #include <stdio.h>
@@ -106,7 +106,7 @@ static void bench(uint64_t seed)
 		sp.loss_pct = 0;
 		sp.burst = 0;
 		/* the lossless runs again, as the spurious-retransmission figure */
-		point_print(&sp, "spurious", "loss=0 spray=yes", &p0, 0);
+		point_print(&sp, "spurious", p ? "loss=0 spray=no" : "loss=0 spray=yes", &p0, 0);
 		/* each of the four planes dead in turn, 100 us into the run */
 		for (i = 0; i < 4; i++) {
 			sp.dead_plane = i;
@@ -135,13 +135,21 @@ static void bench(uint64_t seed)
 			point_run(&sp, seed, "a2a", f, &pt);
 			point_print(&sp, "a2a", f, &pt, 0);
 		}
+		/* 64-host ring all-reduce */
+		sim_spec_default(&sp, SIM_T_RING, protos[p]);
+		for (i = 0; i < 2; i++) {
+			sp.loss_pct = i ? 1 : 0;
+			snprintf(f, sizeof(f), "hosts=%u loss=%g", sp.hosts, sp.loss_pct);
+			point_run(&sp, seed, "allreduce", f, &pt);
+			point_print(&sp, "allreduce", f, &pt, 0);
+		}
 	}
 }
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: metaroce-sim bench [seed]\n"
-		"       metaroce-sim run one|a2a|incast metaroce|gbn [loss=PCT] [burst=PKTS]"
+		"       metaroce-sim run one|a2a|incast|ring metaroce|gbn [loss=PCT] [burst=PKTS]"
 		" [jitter=NS] [dup=PCT] [dead=PLANE] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]\n");
 	return 2;
 }
@@ -167,6 +175,8 @@ int main(int argc, char **argv)
 		t = SIM_T_A2A;
 	else if (!strcmp(argv[2], "incast"))
 		t = SIM_T_INCAST;
+	else if (!strcmp(argv[2], "ring"))
+		t = SIM_T_RING;
 	else
 		return usage();
 	if (!strcmp(argv[3], "metaroce"))

@@ -15,7 +15,8 @@ void sim_spec_default(struct sim_spec *sp, enum sim_test test, enum sim_proto pr
 		.dead_plane = -1,
 		.dead_at_ns = 100 * SIM_US,
 		.hosts = 64,
-		/* one flow: 64 MiB in 256 KiB WRITEs; all-to-all: 64 KiB per pair */
+		/* one flow: 64 MiB in 256 KiB WRITEs; all-to-all: 64 KiB per pair; ring: 64 KiB
+		 * chunks */
 		.nmsg = 256,
 		.msg_len = test == SIM_T_ONE ? 256 << 10 : 64 << 10,
 	};
@@ -42,6 +43,9 @@ void sim_spec_run(const struct sim_spec *sp, struct sim_result *r)
 		break;
 	case SIM_T_INCAST:
 		sim_wl_incast(&s, &c, sp->hosts - 1, sp->msg_len);
+		break;
+	case SIM_T_RING:
+		sim_wl_ring(&s, &c, sp->hosts, sp->msg_len);
 		break;
 	}
 	sim_run(&s, r);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "sim.h"
 
-enum sim_test { SIM_T_ONE, SIM_T_A2A, SIM_T_INCAST };
+enum sim_test { SIM_T_ONE, SIM_T_A2A, SIM_T_INCAST, SIM_T_RING };
 
 struct sim_spec {
 	enum sim_test	test;
@@ -18,7 +18,7 @@ struct sim_spec {
 	double		dup_pct;
 	int		dead_plane;	/* -1: none */
 	uint64_t	dead_at_ns;
-	uint32_t	hosts;		/* all-to-all, incast */
+	uint32_t	hosts;		/* all-to-all, incast, ring */
 	uint32_t	nmsg;		/* one flow */
 	uint32_t	msg_len;
 };

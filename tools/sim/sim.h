@@ -168,6 +168,12 @@ struct sim_flow {
 	uint32_t	nmsg;
 	uint32_t	msg_len;
 	uint32_t	depth;		/* messages posted and not completed, at most */
+	/*
+	 * Ring collectives: message k (k > 0) may be posted only once the upstream flow,
+	 * which delivers into this flow's sender, has delivered k messages; the flow whose
+	 * sender our deliveries unblock is downstream. -1: none.
+	 */
+	int32_t		upstream, downstream;
 	/* sender side */
 	uint32_t	posted, completed;
 	uint64_t	*post_at;
@@ -189,6 +195,8 @@ void sim_flow_fill(const struct sim_flow *f, uint64_t off, uint8_t *buf, uint32_
 void sim_flow_place(struct sim_flow *f, uint64_t off, const uint8_t *buf, uint32_t len);
 void sim_flow_complete(struct sim *s, struct sim_flow *f, uint32_t msg);
 bool sim_flow_verified(const struct sim_flow *f);
+/* The receiver delivered a whole message, in order. */
+void sim_flow_delivered(struct sim *s, struct sim_flow *f);
 /* The transport gave up on the flow (retries exhausted). */
 void sim_flow_fail(struct sim *s, struct sim_flow *f);
 

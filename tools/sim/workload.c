@@ -65,3 +65,24 @@ void sim_wl_incast(struct sim *s, struct sim_cfg *c, uint32_t senders, uint32_t 
 	for (i = 1; i <= senders; i++)
 		sim_add_flow(s, i, 0, 1, msg_len, 1);
 }
+
+void sim_wl_ring(struct sim *s, struct sim_cfg *c, uint32_t hosts, uint32_t chunk)
+{
+	uint32_t i;
+
+	c->fab.hosts = hosts;
+	c->fab.hosts_per_leaf = hosts < 8 ? hosts : 8;
+	c->fab.spines = 4;
+	sim_init(s, c);
+	/*
+	 * Ring all-reduce: reduce-scatter then all-gather, 2 (hosts - 1) steps. Host i sends
+	 * one chunk per step to host i + 1, on one connection, and step k's chunk leaves
+	 * only once step k - 1's chunk from host i - 1 has arrived.
+	 */
+	for (i = 0; i < hosts; i++)
+		sim_add_flow(s, i, (i + 1) % hosts, 2 * (hosts - 1), chunk, 2 * (hosts - 1));
+	for (i = 0; i < hosts; i++) {
+		s->flow[i].upstream = (int32_t)((i + hosts - 1) % hosts);
+		s->flow[i].downstream = (int32_t)((i + 1) % hosts);
+	}
+}

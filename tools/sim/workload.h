@@ -13,4 +13,7 @@ void sim_wl_all_to_all(struct sim *s, struct sim_cfg *c, uint32_t hosts, uint32_
 /* senders hosts WRITE msg_len bytes each to host 0 at once. */
 void sim_wl_incast(struct sim *s, struct sim_cfg *c, uint32_t senders, uint32_t msg_len);
 
+/* Ring all-reduce over hosts: 2 (hosts - 1) dependent steps of chunk bytes each. */
+void sim_wl_ring(struct sim *s, struct sim_cfg *c, uint32_t hosts, uint32_t chunk);
+
 #endif /* _METAROCE_SIM_WORKLOAD_H */
