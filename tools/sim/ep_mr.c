@@ -175,9 +175,19 @@ static void mr_timer(struct sim *s, struct sim_ep *e)
 	enum mr_wc_status st;
 	u64 cookie;
 
+	u64 rto = c->tx.stat_rto;
+
 	if (mr_conn_deadline(c) > s->now)
 		return;
 	mr_conn_timer(c, s->now);
+	if (c->tx.stat_rto != rto && getenv("METAROCE_SIM_DEBUG")) {
+		fprintf(stderr, "# %llu ns: RTO %llu on %s of flow %u, una %u nxt %u in_flight %u"
+			" lost %u retries %u\n", (unsigned long long)s->now,
+			(unsigned long long)c->tx.stat_rto, e->sender ? "sender" : "receiver",
+			e->flow->id, c->tx.una, c->tx.nxt, c->tx.in_flight, c->tx.nlost,
+			c->tx.retries);
+		mr_debug(s, e);
+	}
 	/* retries exhausted: the error and the flushes complete here */
 	while (mr_conn_poll_send(c, &cookie, &st)) {
 		if (st != MR_WC_SUCCESS)

@@ -9,6 +9,7 @@
  * destination host, UDP source port) picks; the group is static, so a dead spine stays
  * in it and black-holes its share of the flows, as it would until routing converges.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,24 +142,30 @@ static uint64_t ser_ns(const struct sim_port *pt, uint32_t wire)
 }
 
 /*
- * Gilbert-Elliott with loss only in the bad state: leave it with probability 1/burst, so
- * bursts average burst packets; enter it at the rate that makes the long-run loss
- * loss_ppm.
+ * Gilbert-Elliott with loss only in the bad state, stepped once per full-size packet
+ * slot at the link's rate, so that an idle link leaves a burst as a busy one would (a
+ * per-packet chain would keep a quiet link in its burst for as long as it stays quiet,
+ * and lose every lone retransmission). The bad state is left with probability 1/burst
+ * per slot, entered at the rate that makes the long-run loss loss_ppm; over n slots the
+ * chain moves by the closed form of a two-state Markov chain.
  */
 static bool port_loses(struct sim *s, struct sim_port *pt)
 {
-	uint64_t enter;
+	double q = 1.0 / pt->burst, pb = pt->loss_ppm / 1e6, p, lam, n, stay;
+	uint64_t slot;
 
 	if (pt->burst <= 1 || !pt->loss_ppm)
 		return sim_chance(s, pt->loss_ppm);
-	if (pt->ge_bad) {
-		if (sim_chance(s, 1000000 / pt->burst))
-			pt->ge_bad = false;
-	} else {
-		enter = (uint64_t)pt->loss_ppm * 1000000 / pt->burst / (1000000 - pt->loss_ppm);
-		if (sim_chance(s, (uint32_t)enter))
-			pt->ge_bad = true;
-	}
+	p = q * pb / (1 - pb);		/* good -> bad per slot */
+	lam = 1 - p - q;
+	slot = (uint64_t)SIM_PKT_CAP * 8000 / pt->rate_mbps;
+	n = pt->ge_at ? (double)((s->now - pt->ge_at) / (slot ? slot : 1)) : 0;
+	if (n < 1)
+		n = 1;
+	pt->ge_at = s->now;
+	/* P(bad after n | now): pb + (1 - pb) lam^n from bad, pb (1 - lam^n) from good */
+	stay = pt->ge_bad ? pb + (1 - pb) * pow(lam, n) : pb * (1 - pow(lam, n));
+	pt->ge_bad = (double)(sim_rand(s) >> 11) / 9007199254740992.0 < stay;
 	return pt->ge_bad;
 }
 

@@ -73,6 +73,7 @@ struct sim_port {
 	uint32_t	loss_ppm;	/* random loss on the link (long-run mean) */
 	uint32_t	burst;		/* mean loss burst, packets: Gilbert-Elliott if > 1 */
 	bool		ge_bad;		/* Gilbert-Elliott: in the lossy state */
+	uint64_t	ge_at;		/* ... as of this time */
 	uint64_t	jitter_ns;	/* extra delay, uniform: packets overtake each other */
 	uint32_t	dup_ppm;	/* duplicated on the link */
 	bool		dead;
