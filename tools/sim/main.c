@@ -39,6 +39,8 @@ static void point_run(struct sim_spec *sp, uint64_t seed, const char *test,
 		pt->gbps += r.goodput_gbps / BENCH_SEEDS;
 		pt->verified &= r.verified;
 		pt->failed += r.flows_failed;
+		pt->sum.flows += r.flows;
+		pt->sum.flows_done += r.flows_done;
 		pt->sum.data_pkts += r.data_pkts;
 		pt->sum.retx += r.retx;
 		pt->sum.spurious += r.spurious;
@@ -67,7 +69,7 @@ static void point_print(const struct sim_spec *sp, const char *test, const char 
 		printf(" goodput_pct=%.1f", 100.0 * pt->gbps / ref_gbps);
 	printf(" time_us=%.1f fct_p50_us=%.1f fct_p99_us=%.1f data_pkts=%llu retx=%llu"
 	       " spurious=%llu spurious_pct=%.3f tlp=%llu rto=%llu ecn=%llu drops=%llu lost=%llu"
-	       " peak_queue_kb=%llu failed=%u verified=%s\n",
+	       " peak_queue_kb=%llu flows=%u done=%u failed=%u verified=%s\n",
 	       (double)r->elapsed_ns / 1000, (double)r->fct_p50_ns / 1000,
 	       (double)r->fct_p99_ns / 1000, (unsigned long long)r->data_pkts,
 	       (unsigned long long)r->retx, (unsigned long long)r->spurious,
@@ -75,7 +77,7 @@ static void point_print(const struct sim_spec *sp, const char *test, const char 
 	       (unsigned long long)r->probes, (unsigned long long)r->rto,
 	       (unsigned long long)r->ecn_marks, (unsigned long long)r->drops,
 	       (unsigned long long)r->lost, (unsigned long long)(r->peak_queue >> 10),
-	       pt->failed, pt->verified ? "yes" : "NO");
+	       r->flows, r->flows_done, pt->failed, pt->verified ? "yes" : "NO");
 	fflush(stdout);
 }
 
@@ -114,11 +116,30 @@ static void bench(uint64_t seed)
 			point_run(&sp, seed, "plane", f, &pd[i]);
 			sum += pd[i].gbps / 4;
 		}
-		pt = pd[0];
+		/* the four as one point: mean goodput and times, summed counters */
+		memset(&pt, 0, sizeof(pt));
 		pt.gbps = sum;
-		for (i = 1; i < 4; i++) {
+		pt.verified = true;
+		for (i = 0; i < 4; i++) {
+			struct sim_result *a = &pt.sum, *b = &pd[i].sum;
+
 			pt.verified &= pd[i].verified;
 			pt.failed += pd[i].failed;
+			a->flows += b->flows;
+			a->flows_done += b->flows_done;
+			a->data_pkts += b->data_pkts;
+			a->retx += b->retx;
+			a->spurious += b->spurious;
+			a->probes += b->probes;
+			a->rto += b->rto;
+			a->ecn_marks += b->ecn_marks;
+			a->drops += b->drops;
+			a->lost += b->lost;
+			a->elapsed_ns += b->elapsed_ns / 4;
+			a->fct_p50_ns += b->fct_p50_ns / 4;
+			a->fct_p99_ns += b->fct_p99_ns / 4;
+			if (b->peak_queue > a->peak_queue)
+				a->peak_queue = b->peak_queue;
 		}
 		point_print(&sp, "plane", "loss=0 dead_plane=each", &pt, p0.gbps);
 		/* 32 senders, one receiver */

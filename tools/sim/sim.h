@@ -246,7 +246,11 @@ struct sim_result {
 	uint64_t	ecn_marks, drops, lost, peak_queue;
 	uint64_t	fct_p50_ns, fct_p99_ns;
 	uint32_t	flows, flows_done, flows_failed;
-	bool		verified;	/* every byte placed once, at its offset, with its value */
+	/*
+	 * Every byte placed had the value of its offset; every completed flow had each of
+	 * its bytes placed exactly once. Flows cut short are counted in flows_done.
+	 */
+	bool		verified;
 };
 
 void sim_init(struct sim *s, const struct sim_cfg *cfg);
