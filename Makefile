@@ -11,6 +11,7 @@
 #                        (CONFORMANCE_KERNEL=6.1 for the other kernel)
 #   make deps            install what the build and the tests need (Debian packages)
 #   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
+#   make bench-sim       the packet-level simulator: MetaRoCE beside go-back-N (SIM lines)
 #
 # Kernel objects are built in build/kmod/<kernel release>/, a tree of symlinks to the sources,
 # so that builds for 6.12 and 6.1 do not overwrite each other's objects.
@@ -30,7 +31,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
 .PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
-	bench-loss conformance
+	bench-loss bench-sim conformance
 
 all: module provider tools
 
@@ -87,6 +88,11 @@ CONFORMANCE_KERNEL ?= 6.12
 conformance:
 	tools/deps.sh
 	tools/testing/conformance/run.sh --kernel $(CONFORMANCE_KERNEL)
+
+# No VM, no root: the seeded simulator in tools/sim, MetaRoCE and go-back-N side by side
+bench-sim:
+	$(MAKE) -C tools sim BUILD=$(BUILD)
+	$(BUILD)/bin/metaroce-sim bench
 
 checkpatch:
 	$(METAROCE_CACHE)/linux-source-6.12/scripts/checkpatch.pl --strict --no-tree \
