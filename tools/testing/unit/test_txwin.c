@@ -508,8 +508,8 @@ static void test_tail_loss_probe_then_rto(void **state)
 	u32 probe = 0;
 
 	(void)state;
-	assert_int_equal(pto, 40 * US);
-	assert_int_equal(mr_txwin_pto(1 * US), MR_TLP_MIN_NS);
+	assert_int_equal(pto, 40 * US + MR_ACK_DELAY_NS);
+	assert_int_equal(mr_txwin_pto(0), MR_TLP_MIN_NS);
 	mr_txwin_init(&w, 10, 7);
 	assert_int_equal(mr_txwin_deadline(&w, pto, 1), U64_MAX);
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);

@@ -269,9 +269,14 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 	return nlost;
 }
 
+/*
+ * srtt excludes the time the receiver held its ACK, so the probe must also wait that long
+ * (as RFC 8985 does with max_ack_delay): otherwise a sparse sender probes for packets whose
+ * ACK is merely being delayed, and every such probe is spurious.
+ */
 u64 mr_txwin_pto(u64 srtt_ns)
 {
-	return max_t(u64, 2 * srtt_ns, MR_TLP_MIN_NS);
+	return max_t(u64, 2 * srtt_ns + MR_ACK_DELAY_NS, MR_TLP_MIN_NS);
 }
 
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)
