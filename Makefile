@@ -8,6 +8,7 @@
 #   make check           every test: host unit tests, then the VM selftests
 #   make demo            the main job: a two-node MetaRoCE run in the VM
 #   make deps            install what the build and the tests need (Debian packages)
+#   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
 #
 # Kernel objects are built in build/kmod/<kernel release>/, a tree of symlinks to the sources,
 # so that builds for 6.12 and 6.1 do not overwrite each other's objects.
@@ -26,7 +27,8 @@ KMOD_SRCS := $(wildcard Kbuild drivers include)
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
-.PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch
+.PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
+	bench-loss
 
 all: module provider tools
 
@@ -40,8 +42,8 @@ module: module-tree
 	$(MAKE) -C $(KDIR) M=$(KOBJ) W=1 $(if $(C),C=$(C)) modules
 
 # siw, the iWARP peer every benchmark compares against, is not built in Debian's kernels:
-# build it out of tree from linux-source-6.12 (tools/deps.sh unpacks it).
-SIW_SRC = $(METAROCE_CACHE)/linux-source-6.12/drivers/infiniband/sw/siw
+# build it out of tree from the matching linux-source package (tools/deps.sh unpacks them).
+SIW_SRC = $(METAROCE_CACHE)/linux-source-$(if $(filter 6.1.%,$(KVER)),6.1,6.12)/drivers/infiniband/sw/siw
 peer-siw:
 	@test -n "$(KVER)" || { echo "make: no kernel headers at KDIR='$(KDIR)'; run 'make deps'" >&2; exit 1; }
 	@mkdir -p $(KOBJ)/peers/siw
@@ -72,6 +74,12 @@ demo:
 	tools/deps.sh
 	$(MAKE) all
 	tools/testing/vm/run -- tools/demo.sh
+
+# ib_write_bw under 0-10% loss for MetaRoCE, rxe and siw in one VM run: BENCH lines, CSV, PNG
+bench-loss:
+	tools/deps.sh
+	$(MAKE) all
+	tools/bench/bench-loss
 
 checkpatch:
 	$(METAROCE_CACHE)/linux-source-6.12/scripts/checkpatch.pl --strict --no-tree \

@@ -21,8 +21,8 @@ HOST_PKGS=(
 	qemu-system-x86 busybox-static iproute2
 	rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev
 	perftest rdmacm-utils python3-pyverbs
-	sparse libcmocka-dev clang
-	linux-source-6.12
+	sparse libcmocka-dev clang gnuplot-nox
+	linux-source-6.12 linux-source-6.1
 )
 
 missing_pkgs() {
@@ -110,6 +110,19 @@ unpack_kernel_source() {
 	touch "$dst/.complete"
 }
 
+# siw for the 6.1 kernel must come from 6.1's own tree: the 6.12 source uses newer ib_core calls.
+unpack_siw_source_6_1() {
+	local dst="$CACHE/linux-source-6.1" tarball
+	[ -e "$dst/.complete" ] && return
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1)
+	[ -n "$tarball" ] || { log "linux-source-6.1 tarball missing"; exit 1; }
+	log "unpacking siw from $(basename "$tarball")"
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	tar -xf "$tarball" -C "$dst" --strip-components=1 linux-source-6.1/drivers/infiniband/sw/siw
+	touch "$dst/.complete"
+}
+
 main() {
 	mkdir -p "$CACHE"
 	install_pkgs "${HOST_PKGS[@]}"
@@ -120,6 +133,7 @@ main() {
 	fetch_kernel_image "$K612"
 	fetch_kernel_image "$K61"
 	unpack_kernel_source
+	unpack_siw_source_6_1
 }
 
 main "$@"

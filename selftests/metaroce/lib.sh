@@ -196,23 +196,58 @@ rootpair_cleanup() {
 	ROOTPAIR=0
 }
 
+# bw_pair runs in command substitutions (a subshell each), so the next free port is kept in a
+# file: a fresh port per run keeps a server from meeting its predecessor's TIME_WAIT.
+PERFTEST_PORT_FILE=/tmp/perftest-port.$$
+next_port() {
+	local p
+	p=$(cat "$PERFTEST_PORT_FILE" 2>/dev/null || echo 18515)
+	p=$((p + 1))
+	echo "$p" >"$PERFTEST_PORT_FILE"
+	echo "$p"
+}
+
+# wait_listen NODE PORT PID: until something listens on TCP PORT in NODE (60 s at most), or
+# PID has exited.
+wait_listen() {
+	local i
+	for i in $(seq 120); do
+		[ -n "$(on "$1" ss -Hltn "sport = :$2" 2>/dev/null)" ] && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.5
+	done
+	return 1
+}
+
 # bw_pair SRV NODE_SRV GID_SRV CLI NODE_CLI GID_CLI SERVER_IP [perftest args]: ib_write_bw
 # between two devices in their nodes' namespaces; prints the average Gb/s. A GID index of "-"
 # leaves it to perftest (with -R, rdma_cm picks it).
-PERFTEST_PORT=18515
 bw_pair() {
-	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc=0
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port try
 	local -a xsrv=() xcli=()
 	shift 7
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
 	[ "$gcli" = - ] || xcli=(-x "$gcli")
-	PERFTEST_PORT=$((PERFTEST_PORT + 1))
-	on "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$PERFTEST_PORT" -F \
+	port=$(next_port)
+	on "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$port" -F \
 		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1 &
 	spid=$!
-	sleep 1
-	out=$(on "$ncli" timeout 120 ib_write_bw -d "$cli" "${xcli[@]}" -p "$PERFTEST_PORT" -F \
-		--report_gbits "$@" "$ip" 2>&1) || rc=$?
+	# Start the client only once the server listens: its out-of-band TCP socket, or siw's
+	# iWARP listener, shows in ss. A RoCE rdma_cm listener (-R) has no socket: retry the
+	# client instead, while the server still waits for it.
+	wait_listen "$nsrv" "$port" "$spid"
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		rc=0
+		out=$(on "$ncli" timeout 120 ib_write_bw -d "$cli" "${xcli[@]}" -p "$port" -F \
+			--report_gbits "$@" "$ip" 2>&1) || rc=$?
+		[ "$rc" -eq 0 ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		grep -qE 'Unable to init the socket connection|Couldn.t connect' <<<"$out" || break
+		sleep 2
+	done
+	if [ "$rc" -ne 0 ]; then
+		kill "$spid" 2>/dev/null
+	fi
 	wait "$spid" || rc=$((rc ? rc : $?))
 	if [ "$rc" -ne 0 ]; then
 		printf '%s\n' "$out" | sed 's/^/# client: /' >&2
@@ -236,7 +271,7 @@ cleanup() {
 	for node in "${NODES[@]}"; do
 		ip netns del "$node" 2>/dev/null
 	done
-	rm -f /tmp/bw-server.$$
+	rm -f /tmp/bw-server.$$ "$PERFTEST_PORT_FILE"
 }
 trap cleanup EXIT
 

@@ -17,32 +17,13 @@ dir=${METAROCE_PROVIDER_DIR:-$(cd "$(dirname "$0")/../lib" 2>/dev/null && pwd)}
 so=$dir/libmetaroce-rdmav34.so
 drv=$dir/metaroce.driver
 
-n=0
-failed=0
-tap() { # tap STATUS NAME [DIAG...]
-	local status=$1 name=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$status" -eq 0 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-		local text line
-		for text in "$@"; do
-			[ -n "$text" ] || continue
-			while IFS= read -r line; do echo "  # $line"; done <<<"$text"
-		done
-	fi
-}
-
-echo "TAP version 13"
-echo "1..7"
-
-if ! command -v readelf >/dev/null; then
-	for i in 1 2 3 4 5 6 7; do echo "ok $i # SKIP readelf not installed"; done
-	exit 0
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+# TAP helpers: installed in the test helper directory, or next to this script in the source tree.
+for d in "${METAROCE_TEST_HELPERS:-$here/.metaroce}" "$here"; do
+	[ -r "$d/tap.sh" ] && . "$d/tap.sh" && break
+done
+tap_plan 7
+command -v readelf >/dev/null || skip_all "readelf not installed"
 
 header=$(readelf -h "$so" 2>&1)
 echo "$header" | grep -q 'Type:[[:space:]]*DYN' &&
@@ -75,4 +56,4 @@ tap $? "imports verbs_register_driver_34@IBVERBS_PRIVATE_34"
 [ -r "$drv" ] && [ "$(grep -v '^[[:space:]]*#' "$drv")" = "driver metaroce" ]
 tap $? "metaroce.driver says \"driver metaroce\"" "$(cat "$drv" 2>&1)"
 
-[ "$failed" -eq 0 ]
+tap_done

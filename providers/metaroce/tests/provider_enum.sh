@@ -25,35 +25,11 @@ FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
 PLAN=6
 TAG=$((0x4d520000))
 
-n=0
-failed=0
-diag() {
-	local text line
-	for text in "$@"; do
-		[ -n "$text" ] || continue
-		while IFS= read -r line; do echo "  # $line"; done <<<"$text"
-	done
-}
-tap() { # tap STATUS NAME [DIAG...]
-	local status=$1 name=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$status" -eq 0 ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-		diag "$@"
-	fi
-}
-skip_all() {
-	local i
-	for i in $(seq 1 $PLAN); do echo "ok $i # SKIP $1"; done
-	exit 0
-}
-
-echo "TAP version 13"
-echo "1..$PLAN"
+# TAP helpers: installed beside fake_rdma.sh, or next to this script in the source tree.
+for d in "$FAKE_HELPERS" "$here"; do
+	[ -r "$d/tap.sh" ] && . "$d/tap.sh" && break
+done
+tap_plan "$PLAN"
 
 command -v ibv_devices >/dev/null || skip_all "ibv_devices not installed (ibverbs-utils)"
 command -v unshare >/dev/null || skip_all "unshare not installed"
@@ -103,4 +79,4 @@ else
 	tap $? "without libmetaroce the MetaRoCE devices are not listed" "$(cat "$work/out0")"
 fi
 
-[ "$n" -eq "$PLAN" ] && [ "$failed" -eq 0 ]
+tap_done

@@ -10,42 +10,11 @@
  */
 
 #include <dlfcn.h>
-#include <libgen.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-static int planned, failed, count;
+#include "tap.h"
 
-static void tap(int ok, const char *name, const char *diag)
-{
-	count++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", count, name);
-	if (!ok) {
-		failed++;
-		if (diag)
-			printf("  # %s\n", diag);
-	}
-}
-
-static const char *provider_path(char *buf, size_t len)
-{
-	const char *env = getenv("METAROCE_PROVIDER_LIB");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return NULL;
-	exe[n] = '\0';
-	snprintf(buf, len, "%s/../lib/libmetaroce-rdmav34.so", dirname(exe));
-	return buf;
-}
+static int planned;
 
 /* Names a careless build would export; none may be visible. */
 static const char *const private_names[] = {
@@ -57,8 +26,6 @@ static const char *const private_names[] = {
 	"metaroce_match_device",
 	"metaroce_alloc_device",
 };
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 int main(void)
 {
@@ -94,5 +61,5 @@ int main(void)
 
 	tap(handle && dlclose(handle) == 0, "dlclose", NULL);
 
-	return failed || count != planned ? 1 : 0;
+	return tap_failed || tap_count != planned ? 1 : 0;
 }

@@ -12,17 +12,13 @@
  */
 
 #include <dlfcn.h>
-#include <libgen.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/metaroce-abi.h>
 
 #include "../verbs_private.h"
+#include "tap.h"
 
 static const struct verbs_device_ops *registered;
 static int registrations;
@@ -31,33 +27,6 @@ void verbs_register_driver_34(const struct verbs_device_ops *ops)
 {
 	registered = ops;
 	registrations++;
-}
-
-static int failed, count;
-
-static void tap(int ok, const char *name)
-{
-	count++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", count, name);
-	if (!ok)
-		failed++;
-}
-
-static const char *provider_path(char *buf, size_t len)
-{
-	const char *env = getenv("METAROCE_PROVIDER_LIB");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return NULL;
-	exe[n] = '\0';
-	snprintf(buf, len, "%s/../lib/libmetaroce-rdmav34.so", dirname(exe));
-	return buf;
 }
 
 struct match_case {
@@ -87,8 +56,6 @@ static const struct match_case cases[] = {
 	  RDMA_DRIVER_UNKNOWN, METAROCE_ABI_TAG ^ 0x00010000U, false },
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 int main(void)
 {
 	char buf[PATH_MAX + 64];
@@ -105,11 +72,11 @@ int main(void)
 
 	path = provider_path(buf, sizeof(buf));
 	handle = path ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
-	tap(handle != NULL, "dlopen the provider");
+	tap(handle != NULL, "dlopen the provider", NULL);
 	if (!handle)
 		printf("  # %s\n", path ? dlerror() : "cannot locate the provider");
 
-	tap(registrations == 1, "the constructor registers exactly once");
+	tap(registrations == 1, "the constructor registers exactly once", NULL);
 	ops = registered;
 	if (!ops) {
 		printf("Bail out! nothing was registered\n");
@@ -117,20 +84,20 @@ int main(void)
 	}
 
 	tap(ops->name && strcmp(ops->name, "metaroce") == 0,
-	    "provider name is \"metaroce\" (as in metaroce.driver)");
+	    "provider name is \"metaroce\" (as in metaroce.driver)", NULL);
 	tap(ops->match_min_abi_version == METAROCE_UVERBS_ABI_VERSION &&
 	    ops->match_max_abi_version == METAROCE_UVERBS_ABI_VERSION,
-	    "accepts exactly the uapi header's METAROCE_UVERBS_ABI_VERSION");
+	    "accepts exactly the uapi header's METAROCE_UVERBS_ABI_VERSION", NULL);
 	tap(ops->match_table == NULL && ops->match_device != NULL,
-	    "matches by callback, not by table");
+	    "matches by callback, not by table", NULL);
 	tap(ops->alloc_device && ops->uninit_device && ops->alloc_context,
-	    "alloc_device, uninit_device and alloc_context are set");
+	    "alloc_device, uninit_device and alloc_context are set", NULL);
 	tap(ops->import_context == NULL && ops->static_providers == NULL,
-	    "import_context and static_providers are unset");
+	    "import_context and static_providers are unset", NULL);
 	tap(!METAROCE_ABI_IS_METAROCE(2) &&
 	    METAROCE_ABI_REVISION(METAROCE_UVERBS_ABI_VERSION) ==
 		    METAROCE_ABI_REVISION_CURRENT,
-	    "uapi tag helpers are consistent");
+	    "uapi tag helpers are consistent", NULL);
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		const struct match_case *c = &cases[i];
@@ -147,17 +114,17 @@ int main(void)
 		sdev.num_ports = 1;
 
 		got = ops->match_device(&sdev);
-		tap(got == c->claimed, c->what);
+		tap(got == c->claimed, c->what, NULL);
 	}
 
 	memset(&sdev, 0, sizeof(sdev));
 	sdev.abi_ver = METAROCE_UVERBS_ABI_VERSION;
 	vdev = ops->alloc_device(&sdev);
 	tap(vdev && vdev->ops == NULL && vdev->sysfs == NULL,
-	    "alloc_device returns a zeroed verbs_device for the library to fill");
+	    "alloc_device returns a zeroed verbs_device for the library to fill", NULL);
 	if (vdev)
 		ops->uninit_device(vdev);
-	tap(1, "uninit_device");
+	tap(vdev != NULL, "uninit_device takes back the allocated device", NULL);
 
-	return failed || count != planned ? 1 : 0;
+	return tap_failed || tap_count != planned ? 1 : 0;
 }

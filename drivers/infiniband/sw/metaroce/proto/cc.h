@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sender congestion control of one direction of a connection: AIMD on the fraction of
+ * ECN-marked packets the receiver echoes (DCTCP-style alpha), a mild cut on loss, a reset
+ * on RTO, and a cap from the receiver's fair-share rate hint. Fixed point, no floats.
+ */
+#ifndef _METAROCE_PROTO_CC_H
+#define _METAROCE_PROTO_CC_H
+
+#include "platform.h"
+
+struct mr_cc {
+	u32	cwnd;		/* packets << MR_FP_SHIFT */
+	u32	alpha;		/* CE fraction, MR_FP_ONE = 1 */
+	u32	mtu;		/* payload bytes per full packet */
+	u32	rate_hint;	/* Mbit/s, 0 = none */
+	u64	last_cut_ns;
+	u64	last_alpha_ns;
+	u16	ce_cnt;		/* receiver counters at the last accepted ACK */
+	u16	rx_cnt;
+	bool	have_cnt;
+	bool	cut_once;	/* last_cut_ns is meaningful */
+	/* window-sum of the counter deltas since the last alpha update */
+	u32	acc_ce;
+	u32	acc_rx;
+};
+
+void mr_cc_init(struct mr_cc *cc, u32 mtu);
+/*
+ * An ACK arrived: the receiver's running ECN counters and rate hint, and the number of
+ * packets it newly acknowledged. srtt_ns is the connection's smoothed RTT (0: none yet).
+ */
+void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
+		  u32 rate_hint, u32 newly_acked);
+void mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns);
+void mr_cc_on_rto(struct mr_cc *cc);
+/* Packets that may be in flight now. */
+u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns);
+/* Pacing gap after a packet of bytes on the wire, ns; 0 = send at line rate. */
+u64 mr_cc_gap_ns(const struct mr_cc *cc, u64 srtt_ns, u32 bytes);
+
+#endif /* _METAROCE_PROTO_CC_H */

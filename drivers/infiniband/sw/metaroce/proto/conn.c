@@ -1,0 +1,835 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE connection engine: segmentation and scheduling of the send queue, receive
+ * checks and ACK generation, completion order.
+ */
+#include "conn.h"
+#include "params.h"
+#include "seq.h"
+
+size_t mr_conn_size(u8 n_streams)
+{
+	return sizeof(struct mr_conn) + (size_t)n_streams * sizeof(struct mr_rstream);
+}
+
+int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
+{
+	unsigned int i;
+
+	if (!cfg->n_paths || cfg->n_paths > MR_MAX_PATHS ||
+	    !cfg->peer_paths || cfg->peer_paths > MR_MAX_PATHS ||
+	    !cfg->n_streams || cfg->n_streams > MR_MAX_STREAMS ||
+	    cfg->mtu < 256 || cfg->mtu > MR_MAX_PAYLOAD ||
+	    cfg->retry_cnt > 7 || cfg->rnr_retry > 7 || (cfg->peer_qpn & ~MR_QPN_MASK))
+		return -EINVAL;
+
+	memset(c, 0, mr_conn_size(cfg->n_streams));
+	c->cfg = *cfg;
+	mr_txwin_init(&c->tx, cfg->tx_isn, cfg->retry_cnt);
+	mr_paths_init(&c->paths, cfg->n_paths);
+	mr_cc_init(&c->cc, cfg->mtu);
+	mr_rxwin_init(&c->rx, cfg->rx_isn);
+	for (i = 0; i < cfg->n_streams; i++)
+		mr_stream_init(&c->rs[i].st, 0);
+	return 0;
+}
+
+static bool mr_op_uses_rwqe(u8 opcode)
+{
+	return opcode == MR_OP_SEND || opcode == MR_OP_SEND_IMM || opcode == MR_OP_SEND_INV ||
+	       opcode == MR_OP_WRITE_IMM;
+}
+
+/* Requests (READ_REQ, atomics) are one packet; these opcodes spread over many. */
+static bool mr_op_has_payload(u8 opcode)
+{
+	return opcode <= MR_OP_WRITE_IMM || opcode == MR_OP_READ_RESP;
+}
+
+static bool mr_op_is_atomic(u8 opcode)
+{
+	return opcode == MR_OP_CMP_SWAP || opcode == MR_OP_FETCH_ADD;
+}
+
+/* Operations answered by the peer, limited by max_rd_atomic. */
+static bool mr_op_is_request(u8 opcode)
+{
+	return opcode == MR_OP_READ_REQ || mr_op_is_atomic(opcode);
+}
+
+static void mr_conn_fail(struct mr_conn *c, enum mr_wc_status status)
+{
+	if (c->failed)
+		return;
+	c->failed = true;
+	c->fail_status = status;
+}
+
+int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
+{
+	struct mr_sendmsg *m;
+
+	if (c->failed)
+		return -EIO;
+	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
+	    wr->opcode == MR_OP_READ_RESP)
+		return -EOPNOTSUPP;
+	if (wr->stream >= c->cfg.n_streams || wr->len > MR_MAX_MSG_LEN)
+		return -EINVAL;
+	if (wr->solicited && (wr->opcode == MR_OP_WRITE || mr_op_is_request(wr->opcode)))
+		return -EINVAL;
+	if (mr_op_is_request(wr->opcode) && !c->cfg.max_rd_atomic)
+		return -EINVAL;
+	if (mr_op_is_atomic(wr->opcode) && (wr->len != 8 || (wr->va & 7) ||
+					    (wr->opcode == MR_OP_FETCH_ADD && wr->compare)))
+		return -EINVAL;
+	if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
+		return -ENOSPC;
+
+	m = &c->sq[c->sq_head % MR_SENDQ_DEPTH];
+	memset(m, 0, sizeof(*m));
+	m->wr = *wr;
+	m->msn = c->tx_msn[wr->stream]++;
+	if (mr_op_uses_rwqe(wr->opcode))
+		m->rmsn = c->tx_rmsn++;
+	if (mr_op_is_request(wr->opcode))
+		m->pkts = 1;	/* the request; the response is the peer's to send */
+	else
+		m->pkts = wr->len ? (wr->len - 1) / c->cfg.mtu + 1 : 1;
+	c->sq_head++;
+	return 0;
+}
+
+/* The message a transmitted packet belongs to: send queue or response ring. */
+static struct mr_sendmsg *mr_conn_msg(struct mr_conn *c, u16 msg)
+{
+	if (msg & MR_MSG_RESP)
+		return &c->rq[(msg & ~MR_MSG_RESP) % MR_RESPQ_DEPTH];
+	return &c->sq[msg % MR_SENDQ_DEPTH];
+}
+
+static bool mr_conn_rq_full(const struct mr_conn *c)
+{
+	return c->rq_head - c->rq_tail >= MR_RESPQ_DEPTH;
+}
+
+/*
+ * Queue the answer to the peer's READ or atomic (stream, msn); the caller checked for
+ * space. Returns the response slot (for mr_conn_atomic_result()).
+ */
+static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struct mr_rmsg *req)
+{
+	u32 slot = c->rq_head % MR_RESPQ_DEPTH;
+	struct mr_sendmsg *m = &c->rq[slot];
+
+	memset(m, 0, sizeof(*m));
+	m->wr.stream = stream;
+	m->msn = msn;	/* the request's: responses consume no MSN of ours */
+	if (req->opcode == MR_OP_READ_REQ) {
+		m->wr.opcode = MR_OP_READ_RESP;
+		m->wr.len = req->len;
+		m->wr.va = req->va;
+		m->wr.rkey = req->rkey;
+		m->pkts = req->len ? (req->len - 1) / c->cfg.mtu + 1 : 1;
+	} else {
+		m->wr.opcode = MR_OP_ATOMIC_RESP;
+		m->wr.len = 8;
+		m->pkts = 1;
+		m->hold = true;	/* until the host has performed it */
+	}
+	c->rq_head++;
+	return slot;
+}
+
+void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig)
+{
+	struct mr_sendmsg *m = &c->rq[resp_slot % MR_RESPQ_DEPTH];
+
+	if (m->wr.opcode != MR_OP_ATOMIC_RESP || !m->hold)
+		return;
+	m->orig = orig;
+	m->hold = false;
+}
+
+static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32 psn, u32 moff,
+			u16 len, u8 path, struct mr_pkt *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->opcode = m->wr.opcode;
+	h->dqpn = c->cfg.peer_qpn;
+	h->ctok = c->cfg.peer_ctok;
+	h->psn = psn;
+	h->stream = m->wr.stream;
+	h->path = path;
+	h->paylen = len;
+	h->hdrlen = mr_pkt_hdrlen(h->opcode);
+	h->msn = m->msn;
+	h->moff = moff;
+	h->mlen = m->wr.len;
+	if (m->wr.solicited)
+		h->flags |= MR_F_SE;
+	/* The last packet asks for an immediate ACK: the message can complete. */
+	if (moff + len == m->wr.len || !mr_op_has_payload(m->wr.opcode))
+		h->flags |= MR_F_AR;
+
+	switch (m->wr.opcode) {
+	case MR_OP_SEND:
+		h->send.rmsn = m->rmsn;
+		break;
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+		h->send.rmsn = m->rmsn;
+		h->send.imm_inv = m->wr.imm_inv;
+		break;
+	case MR_OP_WRITE_IMM:
+		h->write.rmsn = m->rmsn;
+		h->write.imm = m->wr.imm_inv;
+		fallthrough;
+	case MR_OP_WRITE:
+		h->write.va = m->wr.va + moff;
+		h->write.rkey = m->wr.rkey;
+		break;
+	case MR_OP_READ_REQ:
+		h->rreq.va = m->wr.va;
+		h->rreq.rkey = m->wr.rkey;
+		break;
+	case MR_OP_CMP_SWAP:
+		h->atomic.compare = m->wr.compare;
+		fallthrough;
+	case MR_OP_FETCH_ADD:
+		h->atomic.va = m->wr.va;
+		h->atomic.rkey = m->wr.rkey;
+		h->atomic.swap_add = m->wr.swap_add;
+		break;
+	case MR_OP_ATOMIC_RESP:
+		h->orig = m->orig;
+		break;
+	}
+}
+
+static void mr_conn_fill_out(const struct mr_sendmsg *m, u32 moff, struct mr_tx_pkt *out)
+{
+	out->cookie = m->wr.cookie;
+	out->moff = moff;
+	out->src_rkey = 0;
+	out->src_va = 0;
+	if (m->wr.opcode == MR_OP_READ_RESP) {
+		out->src_rkey = m->wr.rkey;
+		out->src_va = m->wr.va + moff;
+	}
+}
+
+/* Fill out for a retransmission (or probe) of psn; false if it is no longer outstanding. */
+static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struct mr_tx_pkt *out)
+{
+	const struct mr_txpkt *p = mr_txwin_pkt(&c->tx, psn);
+	const struct mr_sendmsg *m;
+	u8 path;
+
+	if (!mr_seq_in(psn, c->tx.una, c->tx.nxt - c->tx.una) ||
+	    (p->state != MR_TXP_INFLIGHT && p->state != MR_TXP_LOST))
+		return false;
+	m = mr_conn_msg(c, p->msg);
+	/* Another path than the one that lost it, preferably a healthy one. */
+	path = mr_paths_pick_retx(&c->paths, now, p->path);
+	mr_txwin_retransmit(&c->tx, now, psn, path);
+	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
+	out->hdr.flags |= MR_F_RETX | flags;
+	mr_conn_fill_out(m, p->moff, out);
+	return true;
+}
+
+/* Next packet of the oldest response (resp) or send-queue message with bytes unsent. */
+static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt *out)
+{
+	u32 slot = resp ? c->rq_next % MR_RESPQ_DEPTH : c->sq_next % MR_SENDQ_DEPTH;
+	struct mr_sendmsg *m = resp ? &c->rq[slot] : &c->sq[slot];
+	struct mr_txpkt *p;
+	u32 moff = m->next_off;
+	u16 len;
+	u32 psn;
+	u8 path;
+
+	/* Requests and atomic responses are one packet, empty (their data is in headers). */
+	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, c->cfg.mtu, m->wr.len - moff) : 0;
+	path = mr_paths_pick(&c->paths, now);
+	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
+	p = &c->tx.pkt[psn % MR_SACK_BITS];
+	p->moff = moff;
+	p->msg = resp ? slot | MR_MSG_RESP : slot;
+	mr_conn_hdr(c, m, psn, moff, len, path, &out->hdr);
+	mr_conn_fill_out(m, moff, out);
+
+	m->next_off += len;
+	if (m->next_off >= m->wr.len || !mr_op_has_payload(m->wr.opcode)) {
+		m->all_sent = true;
+		if (resp) {
+			c->rq_next++;
+			c->rsp_out--;	/* the requester may now have another request going */
+		} else {
+			c->sq_next++;
+			if (mr_op_is_request(m->wr.opcode))
+				c->rd_out++;
+		}
+	}
+	return true;
+}
+
+/* A response is ready to go: sent before our own messages, they unblock the peer. */
+static bool mr_conn_has_resp(const struct mr_conn *c)
+{
+	return c->rq_next != c->rq_head && !c->rq[c->rq_next % MR_RESPQ_DEPTH].hold;
+}
+
+static bool mr_conn_has_send(const struct mr_conn *c)
+{
+	const struct mr_sendmsg *m = &c->sq[c->sq_next % MR_SENDQ_DEPTH];
+
+	if (c->sq_next == c->sq_head)
+		return false;
+	/* Requests beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
+	return !mr_op_is_request(m->wr.opcode) || c->rd_out < c->cfg.max_rd_atomic;
+}
+
+static bool mr_conn_has_new(const struct mr_conn *c)
+{
+	return mr_txwin_can_send(&c->tx) && (mr_conn_has_resp(c) || mr_conn_has_send(c));
+}
+
+bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
+{
+	u64 srtt = c->paths.conn.srtt;
+	u32 wnd = mr_cc_window(&c->cc, srtt);
+	bool sent = false;
+	u32 psn;
+
+	if (c->failed || now < c->next_tx_ns)
+		return false;
+
+	if (c->probe_pending) {
+		c->probe_pending = false;
+		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, out);
+		if (sent)
+			c->stats.tx_probes++;
+	}
+	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn)) {
+		sent = mr_conn_resend(c, now, psn, 0, out);
+		if (sent)
+			c->stats.tx_retx++;
+	}
+	if (!sent && c->tx.in_flight < wnd && mr_conn_has_new(c))
+		sent = mr_conn_new(c, now, mr_conn_has_resp(c), out);
+	if (!sent)
+		return false;
+
+	c->stats.tx_pkts++;
+	c->next_tx_ns = now + mr_cc_gap_ns(&c->cc, srtt, out->hdr.paylen + out->hdr.hdrlen);
+	return true;
+}
+
+static bool mr_msg_done(const struct mr_sendmsg *m)
+{
+	return m->all_sent && m->pkts_acked == m->pkts &&
+	       (!mr_op_is_request(m->wr.opcode) || m->resp_done);
+}
+
+/* Free the slots of reported messages at the tail. */
+static void mr_conn_sq_trim(struct mr_conn *c)
+{
+	while (c->sq_tail != c->sq_head && !c->sq[c->sq_tail % MR_SENDQ_DEPTH].pkts)
+		c->sq_tail++;
+	if (mr_seq_before(c->sq_next, c->sq_tail))
+		c->sq_next = c->sq_tail;
+}
+
+bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status)
+{
+	u16 blocked = 0;
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+		u16 sbit = 1U << m->wr.stream;
+		bool done = mr_msg_done(m);
+
+		if (!m->pkts)	/* reported already */
+			continue;
+		if (c->failed && !done) {
+			/* The oldest incomplete message carries the error, the rest flush. */
+			*status = c->fail_status;
+			c->fail_status = MR_WC_FLUSH;
+		} else if (done && !(blocked & sbit)) {
+			*status = MR_WC_SUCCESS;
+		} else {
+			blocked |= sbit;
+			continue;
+		}
+		*cookie = m->wr.cookie;
+		m->pkts = 0;
+		mr_conn_sq_trim(c);
+		return true;
+	}
+	mr_conn_sq_trim(c);
+	return false;
+}
+
+struct mr_conn_ev {
+	struct mr_conn *c;
+	u64	now;
+	u64	rto_paths;	/* RTO: paths that had packets outstanding */
+};
+
+static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
+{
+	struct mr_conn *c = arg;
+
+	mr_conn_msg(c, p->msg)->pkts_acked++;
+}
+
+static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
+{
+	struct mr_conn_ev *ev = arg;
+	struct mr_conn *c = ev->c;
+
+	mr_paths_on_loss(&c->paths, ev->now, p->path);
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt);
+}
+
+static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
+{
+	struct mr_conn_ev *ev = arg;
+
+	ev->rto_paths |= BIT_ULL(p->path);
+}
+
+static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct mr_pkt_ack *ack)
+{
+	struct mr_conn_ev ev = { .c = c, .now = now };
+	struct mr_txack_res res;
+
+	if (mr_txwin_ack(&c->tx, now, ack, mr_conn_acked, c, &res)) {
+		c->stats.rx_bad_ack++;
+		return MR_RXC_DROP;
+	}
+	if (res.echo_acked) {
+		u64 rtt = res.echo_rtt_valid ? max_t(u64, res.echo_rtt_ns, 1) : 0;
+
+		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE);
+	}
+	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
+		     res.newly_acked);
+	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
+	if (res.una_advanced)
+		c->rnr_retries = 0;
+	/* Responses leave no completion behind: free their slots as they are acked. */
+	while (c->rq_tail != c->rq_next && mr_msg_done(&c->rq[c->rq_tail % MR_RESPQ_DEPTH]))
+		c->rq_tail++;
+	return MR_RXC_DONE;
+}
+
+static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct mr_pkt_nak *nak)
+{
+	struct mr_pkt_ack ack = { .cack = nak->cack, .echo_psn = nak->nak_psn };
+	struct mr_txack_res res;
+
+	if (mr_txwin_ack(&c->tx, now, &ack, mr_conn_acked, c, &res)) {
+		c->stats.rx_bad_ack++;
+		return MR_RXC_DROP;
+	}
+	c->stats.rx_nak++;
+	switch (nak->syndrome) {
+	case MR_NAK_RNR:
+		/* Not the path's fault: resend after the receiver's delay, charge no path. */
+		mr_txwin_mark_lost(&c->tx, nak->nak_psn);
+		c->next_tx_ns = max_t(u64, c->next_tx_ns,
+				      now + (u64)nak->rnr_delay * 10 * MR_NSEC_PER_USEC);
+		if (c->cfg.rnr_retry != 7 && ++c->rnr_retries > c->cfg.rnr_retry)
+			mr_conn_fail(c, MR_WC_RNR_RETRY_EXC);
+		break;
+	case MR_NAK_REM_ACCESS:
+		mr_conn_fail(c, MR_WC_REM_ACCESS);
+		break;
+	case MR_NAK_INV_REQ:
+		mr_conn_fail(c, MR_WC_REM_INV_REQ);
+		break;
+	default:
+		mr_conn_fail(c, MR_WC_REM_OP);
+		break;
+	}
+	return MR_RXC_DONE;
+}
+
+void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
+		    struct mr_pkt *nak)
+{
+	memset(nak, 0, sizeof(*nak));
+	nak->opcode = MR_OP_NAK;
+	nak->dqpn = c->cfg.peer_qpn;
+	nak->ctok = c->cfg.peer_ctok;
+	nak->hdrlen = MR_HDR_NAK;
+	nak->nak.cack = c->rx.cack;
+	nak->nak.nak_psn = pkt->psn;
+	nak->nak.syndrome = syndrome;
+	if (syndrome == MR_NAK_RNR) {
+		nak->nak.rnr_delay = rnr_delay;
+		return;
+	}
+	/* A responder that refuses for good moves to the error state: flush our sends. */
+	mr_conn_fail(c, MR_WC_FLUSH);
+}
+
+/* Immediate and receive message number of a data packet, 0 where the opcode has none. */
+static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->opcode = pkt->opcode;
+	r->se = pkt->flags & MR_F_SE;
+	switch (pkt->opcode) {
+	case MR_OP_SEND:
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+		r->rmsn = pkt->send.rmsn;
+		r->imm_inv = pkt->send.imm_inv;
+		break;
+	case MR_OP_WRITE_IMM:
+		r->rmsn = pkt->write.rmsn;
+		r->imm_inv = pkt->write.imm;
+		break;
+	case MR_OP_READ_REQ:
+		r->len = pkt->mlen;
+		r->va = pkt->rreq.va;
+		r->rkey = pkt->rreq.rkey;
+		break;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		r->va = pkt->atomic.va;
+		r->rkey = pkt->atomic.rkey;
+		r->swap_add = pkt->atomic.swap_add;
+		r->compare = pkt->atomic.compare;
+		break;
+	}
+}
+
+/* Our READ or atomic that a response answers; NULL if none is waiting for it. */
+static struct mr_sendmsg *mr_conn_find_req(struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	bool read = pkt->opcode == MR_OP_READ_RESP;
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (!m->pkts || !m->all_sent || m->resp_done ||
+		    m->wr.stream != pkt->stream || m->msn != pkt->msn)
+			continue;
+		if (read ? m->wr.opcode == MR_OP_READ_REQ : mr_op_is_atomic(m->wr.opcode))
+			return m;
+	}
+	return NULL;
+}
+
+static bool mr_is_response(u8 opcode)
+{
+	return opcode == MR_OP_READ_RESP || opcode == MR_OP_ATOMIC_RESP;
+}
+
+/* Does pkt agree with the packets of its message seen so far? Changes nothing. */
+static bool mr_conn_rx_consistent(const struct mr_rstream *rs, const struct mr_pkt *pkt)
+{
+	const struct mr_msg_slot *m;
+	const struct mr_rmsg *info;
+	struct mr_rmsg r;
+
+	if (pkt->msn - rs->st.next >= MR_STREAM_WIN)
+		return false;
+	m = &rs->st.slot[pkt->msn % MR_STREAM_WIN];
+	if (!m->used)
+		return true;
+	if (mr_op_is_request(pkt->opcode))
+		return false;	/* a request is one packet: a second one is a different message */
+	info = &rs->info[pkt->msn % MR_STREAM_WIN];
+	mr_pkt_rmsg(pkt, &r);
+	return m->mlen == pkt->mlen && !m->done && pkt->paylen <= m->mlen - m->got &&
+	       info->opcode == r.opcode && info->rmsn == r.rmsn && info->imm_inv == r.imm_inv;
+}
+
+static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce)
+{
+	c->rx_cnt++;
+	if (ce)
+		c->ce_cnt++;
+	c->echo_psn = pkt->psn;
+	c->echo_path = pkt->path;
+	c->echo_flags = (ce ? MR_ECHO_CE : 0) | (pkt->flags & MR_F_RETX ? MR_ECHO_RETX : 0);
+	c->echo_arrival_ns = now;
+}
+
+enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
+			    struct mr_rx_res *res)
+{
+	struct mr_sendmsg *rd;
+
+	if (pkt->ctok != c->cfg.local_ctok) {
+		c->stats.rx_bad_token++;
+		return MR_RXC_DROP;
+	}
+	if (pkt->path >= c->cfg.peer_paths) {
+		c->stats.rx_bad_path++;
+		return MR_RXC_DROP;
+	}
+	if (pkt->opcode == MR_OP_ACK)
+		return mr_conn_rx_ack(c, now, &pkt->ack);
+	if (pkt->opcode == MR_OP_NAK)
+		return mr_conn_rx_nak(c, now, &pkt->nak);
+
+	if (pkt->stream >= c->cfg.n_streams) {
+		c->stats.rx_bad_stream++;
+		return MR_RXC_DROP;
+	}
+	/* Every packet of a payload but the last is exactly one MTU. */
+	if (pkt->paylen > c->cfg.mtu ||
+	    (mr_op_has_payload(pkt->opcode) && pkt->moff + pkt->paylen < pkt->mlen &&
+	     pkt->paylen != c->cfg.mtu)) {
+		c->stats.rx_bad_length++;
+		return MR_RXC_DROP;
+	}
+	c->stats.rx_pkts++;
+
+	switch (mr_rxwin_check(&c->rx, pkt->psn)) {
+	case MR_RX_STALE:
+		c->stats.rx_stale++;
+		mr_conn_rx_count(c, now, pkt, ce);
+		c->ack_now = true;	/* our ACK may have been lost */
+		return MR_RXC_DUP;
+	case MR_RX_DUP:
+		c->stats.rx_dup++;
+		mr_conn_rx_count(c, now, pkt, ce);
+		c->ack_now = true;
+		return MR_RXC_DUP;
+	case MR_RX_BEYOND:
+		c->stats.rx_beyond++;
+		c->ack_now = true;
+		return MR_RXC_DROP;
+	case MR_RX_NEW:
+		break;
+	}
+
+	if (mr_is_response(pkt->opcode)) {
+		/* Answers one of our requests, of the length we asked for; else drop it. */
+		rd = mr_conn_find_req(c, pkt);
+		if (!rd || rd->wr.len != pkt->mlen) {
+			c->stats.rx_bad_resp++;
+			return MR_RXC_DROP;
+		}
+		res->cookie = rd->wr.cookie;
+		return MR_RXC_PLACE;
+	}
+
+	/* A requester keeps to max_rd_atomic (see mr_conn_new()); one that does not is broken. */
+	if (mr_op_is_request(pkt->opcode) && c->rsp_out >= c->cfg.max_rd_atomic) {
+		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
+		return MR_RXC_FATAL;
+	}
+	if (!mr_conn_rx_consistent(&c->rs[pkt->stream], pkt)) {
+		c->stats.rx_inconsistent++;
+		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
+		return MR_RXC_FATAL;
+	}
+	return MR_RXC_PLACE;
+}
+
+void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce)
+{
+	struct mr_rstream *rs = &c->rs[pkt->stream];
+	u32 old_cack = c->rx.cack, adv;
+	struct mr_sendmsg *rd = NULL;
+
+	/* Refuse to commit what mr_conn_rx() would not have passed. */
+	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
+		return;
+	if (mr_is_response(pkt->opcode)) {
+		rd = mr_conn_find_req(c, pkt);
+		if (!rd || rd->wr.len != pkt->mlen || pkt->paylen > rd->wr.len - rd->resp_got)
+			return;
+	} else if (!mr_conn_rx_consistent(rs, pkt)) {
+		return;
+	}
+
+	adv = mr_rxwin_record(&c->rx, pkt->psn);
+	if (c->cfg.share)
+		mr_share_touch(c->cfg.share, &c->share_epoch, now);
+	if (rd) {
+		/* An ATOMIC_RESP carries its 8 bytes in the header. */
+		rd->resp_got += pkt->opcode == MR_OP_ATOMIC_RESP ? 8 : pkt->paylen;
+		if (rd->resp_got == rd->wr.len) {
+			rd->resp_done = true;
+			c->rd_out--;
+		}
+	} else {
+		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used)
+			mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
+		if (mr_op_is_request(pkt->opcode)) {
+			/* Complete on arrival; its length is the response's, kept in info. */
+			mr_stream_add(&rs->st, pkt->msn, 0, 0);
+			c->rsp_out++;
+		} else {
+			mr_stream_add(&rs->st, pkt->msn, pkt->mlen, pkt->paylen);
+		}
+	}
+	mr_conn_rx_count(c, now, pkt, ce);
+
+	/* ACK at once when the sender needs news: marks, holes, ends of messages. */
+	if ((pkt->flags & MR_F_AR) || ce || pkt->psn != old_cack || adv > 1 ||
+	    mr_rxwin_ooo(&c->rx)) {
+		c->ack_now = true;
+		return;
+	}
+	if (++c->unacked >= MR_ACK_EVERY)
+		c->ack_now = true;
+	else if (!c->ack_due_ns)
+		c->ack_due_ns = now + MR_ACK_DELAY_NS;
+}
+
+bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
+{
+	unsigned int k, n = c->cfg.n_streams;
+
+	for (k = 0; k < n; k++) {
+		unsigned int s = (c->deliver_rr + k) % n;
+		const struct mr_rmsg *info;
+		u32 msn, mlen;
+
+		/* READs are answered here, in stream order, as far as the send queue has room. */
+		while (mr_stream_peek(&c->rs[s].st, &msn)) {
+			info = &c->rs[s].info[msn % MR_STREAM_WIN];
+			if (info->opcode != MR_OP_READ_REQ || mr_conn_rq_full(c))
+				break;
+			mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
+			mr_conn_queue_resp(c, s, msn, info);
+		}
+		if (!mr_stream_peek(&c->rs[s].st, &msn))
+			continue;
+		info = &c->rs[s].info[msn % MR_STREAM_WIN];
+		if (info->opcode == MR_OP_READ_REQ)
+			continue;	/* the response ring is full */
+		memset(d, 0, sizeof(*d));
+		/* An atomic's response slot is reserved now; the host fills in the result. */
+		if (mr_op_is_atomic(info->opcode)) {
+			if (mr_conn_rq_full(c))
+				continue;
+			d->resp_slot = mr_conn_queue_resp(c, s, msn, info);
+			d->va = info->va;
+			d->rkey = info->rkey;
+			d->swap_add = info->swap_add;
+			d->compare = info->compare;
+		}
+		mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
+		d->opcode = info->opcode;
+		d->se = info->se;
+		d->rmsn = info->rmsn;
+		d->imm_inv = info->imm_inv;
+		d->stream = s;
+		d->msn = msn;
+		d->mlen = mr_op_is_atomic(info->opcode) ? 8 : mlen;
+		c->deliver_rr = (s + 1) % n;
+		return true;
+	}
+	return false;
+}
+
+bool mr_conn_ack_due(const struct mr_conn *c, u64 now)
+{
+	return c->ack_now || (c->ack_due_ns && now >= c->ack_due_ns);
+}
+
+void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
+{
+	u64 delay_us = div_u64(now - c->echo_arrival_ns, MR_NSEC_PER_USEC);
+
+	memset(ack, 0, sizeof(*ack));
+	ack->opcode = MR_OP_ACK;
+	ack->dqpn = c->cfg.peer_qpn;
+	ack->ctok = c->cfg.peer_ctok;
+	ack->hdrlen = MR_HDR_ACK;
+	/* ACKs are spread over our paths too, in turn; they are not sequenced. */
+	ack->path = c->ack_rr;
+	c->ack_rr = (c->ack_rr + 1) % c->cfg.n_paths;
+	ack->ack.cack = c->rx.cack;
+	ack->ack.echo_psn = c->echo_psn;
+	ack->ack.echo_path = c->echo_path;
+	ack->ack.echo_flags = c->echo_flags;
+	ack->ack.ack_delay = min_t(u64, delay_us, 0xffff);
+	ack->ack.ce_cnt = c->ce_cnt;
+	ack->ack.rx_cnt = c->rx_cnt;
+	if (c->cfg.share)
+		c->rate_hint = mr_share_hint(c->cfg.share, now);
+	ack->ack.rate_hint = c->rate_hint;
+	mr_rxwin_sack(&c->rx, ack->ack.sack);
+
+	c->ack_now = false;
+	c->ack_due_ns = 0;
+	c->unacked = 0;
+	c->stats.acks_sent++;
+}
+
+static u64 mr_conn_pto(const struct mr_conn *c)
+{
+	/* Without an RTT sample a probe is guesswork: leave it to the RTO. */
+	return c->paths.conn.srtt ? mr_txwin_pto(c->paths.conn.srtt) : MR_RTO_INIT_NS;
+}
+
+static u64 mr_conn_rto(const struct mr_conn *c)
+{
+	return mr_txwin_rto(&c->tx, c->paths.conn.srtt, c->paths.conn.rttvar);
+}
+
+u64 mr_conn_deadline(const struct mr_conn *c)
+{
+	u32 wnd = mr_cc_window(&c->cc, c->paths.conn.srtt);
+	u64 d;
+
+	if (c->failed)
+		return U64_MAX;
+	if (c->ack_now)
+		return 0;
+	d = mr_txwin_deadline(&c->tx, mr_conn_pto(c), mr_conn_rto(c));
+	if (c->ack_due_ns)
+		d = min_t(u64, d, c->ack_due_ns);
+	if (c->probe_pending ||
+	    (c->tx.in_flight < wnd && (c->tx.nlost || mr_conn_has_new(c))))
+		d = min_t(u64, d, c->next_tx_ns);
+	return d;
+}
+
+void mr_conn_timer(struct mr_conn *c, u64 now)
+{
+	struct mr_conn_ev ev = { .c = c, .now = now };
+	unsigned int i;
+	u32 psn;
+
+	if (c->failed)
+		return;
+	switch (mr_txwin_timer(&c->tx, now, mr_conn_pto(c), mr_conn_rto(c), mr_conn_lost_rto,
+			       &ev, &psn)) {
+	case MR_TMR_REORDER:
+		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
+		break;
+	case MR_TMR_TLP:
+		c->probe_pending = true;
+		c->probe_psn = psn;
+		break;
+	case MR_TMR_RTO:
+		mr_cc_on_rto(&c->cc);
+		for (i = 0; i < c->paths.n; i++)
+			if (ev.rto_paths & BIT_ULL(i))
+				mr_paths_retire(&c->paths, now, i);
+		break;
+	case MR_TMR_FAILED:
+		mr_conn_fail(c, MR_WC_RETRY_EXC);
+		break;
+	case MR_TMR_NONE:
+		break;
+	}
+	if (c->ack_due_ns && now >= c->ack_due_ns)
+		c->ack_now = true;
+}

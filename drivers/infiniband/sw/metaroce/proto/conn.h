@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One MetaRoCE connection endpoint: the send and receive windows, paths, congestion
+ * control, the send queue of messages being transmitted and the receive-side message
+ * tracking, tied together. The host keeps memory (placement, WQEs, CQs), sockets and the
+ * one timer; this object decides what goes on the wire and when, and what completes.
+ *
+ * This engine carries every version 1 operation: SEND, SEND_IMM, SEND_INV, WRITE,
+ * WRITE_IMM, READ, CMP_SWAP and FETCH_ADD.
+ *
+ * Receive path, per packet: mr_pkt_icrc_ok(), mr_pkt_decode(), then mr_conn_rx(). For a
+ * data packet that returns MR_RXC_PLACE, the host checks the rkey or receive WQE, writes
+ * the payload to its final place (for READ_RESP: the read WQE res->cookie at offset moff;
+ * for READ_REQ there is nothing to write, only the rkey and range to check) and calls
+ * mr_conn_rx_commit(). A packet the host refuses is not committed (and so not
+ * acknowledged); mr_conn_refuse() builds the NAK that says why.
+ *
+ * A READ is answered by the engine itself: when a READ_REQ is delivered in stream order
+ * the responder queues a READ_RESP message, whose payload mr_conn_tx() asks the host to
+ * read at src_rkey/src_va. An atomic is delivered to the host in stream order; the host
+ * performs it on its memory and hands the old value to mr_conn_atomic_result(), which
+ * releases the ATOMIC_RESP. Responses are sent, retransmitted and freed like any message
+ * but never reported by mr_conn_poll_send(). Exactly-once execution of atomics needs no
+ * replay cache: the receive window never accepts a PSN twice.
+ */
+#ifndef _METAROCE_PROTO_CONN_H
+#define _METAROCE_PROTO_CONN_H
+
+#include "platform.h"
+#include "pkt.h"
+#include "txwin.h"
+#include "rxwin.h"
+#include "path.h"
+#include "cc.h"
+#include "stream.h"
+#include "share.h"
+
+#define MR_SENDQ_DEPTH	256	/* messages posted and not completed; a power of two */
+/*
+ * Responses (READ_RESP, ATOMIC_RESP) have a ring of their own, so that the peer's
+ * requests are answered however full the host keeps the send queue: a shared queue can
+ * deadlock two sides that each wait for the other's answers. Slots free themselves as
+ * the peer acknowledges them. A power of two, below 0x8000 (see mr_txpkt.msg).
+ */
+#define MR_RESPQ_DEPTH	256
+#define MR_MSG_RESP	0x8000	/* mr_txpkt.msg: a response ring slot */
+
+struct mr_conn_cfg {
+	u32	peer_qpn;	/* dqpn of the packets we send */
+	u32	peer_ctok;	/* ctok of the packets we send */
+	u32	local_ctok;	/* ctok the packets we receive must carry */
+	u32	tx_isn;		/* our first PSN */
+	u32	rx_isn;		/* the peer's first PSN */
+	u16	mtu;		/* payload bytes per packet */
+	u8	n_paths;	/* our paths (N) */
+	u8	peer_paths;	/* the peer's N: path ids we accept */
+	u8	n_streams;	/* M, both directions */
+	u8	retry_cnt;	/* verbs retry_cnt, 0..7 */
+	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
+	u8	max_rd_atomic;	/* READs in progress, each way (requester and responder) */
+	struct mr_share *share;	/* the receiving device's fair share, or NULL */
+};
+
+enum mr_wc_status {
+	MR_WC_SUCCESS = 0,
+	MR_WC_RETRY_EXC,
+	MR_WC_RNR_RETRY_EXC,
+	MR_WC_REM_ACCESS,
+	MR_WC_REM_INV_REQ,
+	MR_WC_REM_OP,
+	MR_WC_FLUSH,
+};
+
+/* A message to send, as the host's send WQE describes it. */
+struct mr_send_wr {
+	u64	cookie;		/* the host's handle, returned at completion */
+	u8	opcode;		/* MR_OP_SEND .. MR_OP_FETCH_ADD, not the responses */
+	u8	stream;
+	bool	solicited;
+	u32	len;		/* atomics: 8 */
+	u64	va;		/* WRITE*, READ, atomics: remote address */
+	u32	rkey;		/* WRITE*, READ, atomics: remote key */
+	u32	imm_inv;	/* SEND_IMM, WRITE_IMM: immediate; SEND_INV: rkey */
+	u64	swap_add;	/* CMP_SWAP: swap value; FETCH_ADD: addend */
+	u64	compare;	/* CMP_SWAP */
+};
+
+struct mr_sendmsg {
+	struct mr_send_wr wr;
+	u32	msn;
+	u32	rmsn;
+	u32	next_off;	/* bytes handed to the wire so far */
+	u32	pkts;		/* packets in the message; 0 once reported */
+	u32	pkts_acked;
+	u32	resp_got;	/* READ: response bytes placed */
+	u64	orig;		/* ATOMIC_RESP: the value before the operation */
+	bool	all_sent;
+	bool	resp_done;	/* READ, atomic: the whole response has been placed */
+	bool	hold;		/* ATOMIC_RESP waiting for mr_conn_atomic_result() */
+};
+
+/* Per message, what the receiver remembers until delivery. */
+struct mr_rmsg {
+	u8	opcode;
+	bool	se;
+	u32	rmsn;
+	u32	imm_inv;
+	u32	len;		/* READ_REQ: bytes to read */
+	u32	rkey;		/* READ_REQ, atomics */
+	u64	va;		/* READ_REQ, atomics */
+	u64	swap_add;	/* atomics */
+	u64	compare;
+};
+
+struct mr_rstream {
+	struct mr_stream st;
+	struct mr_rmsg info[MR_STREAM_WIN];
+};
+
+/*
+ * A packet to transmit: the host encodes hdr and appends paylen bytes: from the WQE
+ * cookie at offset moff, or for READ_RESP from its memory at src_rkey/src_va.
+ */
+struct mr_tx_pkt {
+	struct mr_pkt hdr;
+	u64	cookie;
+	u32	moff;
+	u32	src_rkey;
+	u64	src_va;
+};
+
+/* What mr_conn_rx() tells the host beyond the class. */
+struct mr_rx_res {
+	u64	cookie;		/* READ_RESP, ATOMIC_RESP: the WQE to place into */
+	struct mr_pkt nak;	/* MR_RXC_FATAL: the NAK to send */
+};
+
+/* A delivered message, in stream order. */
+struct mr_rx_done {
+	u8	opcode;
+	u8	stream;
+	bool	se;
+	u32	msn;
+	u32	mlen;
+	u32	rmsn;
+	u32	imm_inv;
+	/* atomics: perform, then mr_conn_atomic_result(c, resp_slot, old value) */
+	u64	va;
+	u32	rkey;
+	u64	swap_add;
+	u64	compare;
+	u32	resp_slot;
+};
+
+enum mr_rx_class {
+	MR_RXC_DROP,	/* refused; counted */
+	MR_RXC_DUP,	/* duplicate or stale; counted; an ACK is scheduled */
+	MR_RXC_PLACE,	/* new data: place it, then mr_conn_rx_commit() */
+	MR_RXC_DONE,	/* ACK or NAK, fully processed */
+	MR_RXC_FATAL,	/* protocol violation: send res->nak, connection failed */
+};
+
+struct mr_conn_stats {
+	u64	tx_pkts;
+	u64	tx_retx;
+	u64	tx_probes;
+	u64	rx_pkts;
+	u64	rx_bad_token;
+	u64	rx_bad_stream;
+	u64	rx_bad_path;
+	u64	rx_bad_length;
+	u64	rx_dup;
+	u64	rx_stale;
+	u64	rx_beyond;
+	u64	rx_inconsistent;
+	u64	rx_bad_ack;
+	u64	rx_bad_resp;
+	u64	rx_nak;
+	u64	acks_sent;
+};
+
+struct mr_conn {
+	struct mr_conn_cfg cfg;
+
+	/* sending */
+	struct mr_txwin tx;
+	struct mr_paths paths;
+	struct mr_cc cc;
+	struct mr_sendmsg sq[MR_SENDQ_DEPTH];
+	u32	sq_head;	/* next slot to post into */
+	u32	sq_tail;	/* oldest message not yet completed */
+	u32	sq_next;	/* oldest message with bytes not yet sent */
+	struct mr_sendmsg rq[MR_RESPQ_DEPTH];	/* responses to the peer's requests */
+	u32	rq_head;
+	u32	rq_tail;	/* oldest response not fully acknowledged */
+	u32	rq_next;	/* oldest response with bytes not yet sent */
+	u32	tx_msn[MR_MAX_STREAMS];
+	u32	tx_rmsn;
+	u64	next_tx_ns;	/* pacing and RNR back-off */
+	u32	probe_psn;
+	bool	probe_pending;
+	u8	rnr_retries;
+	u8	rd_out;		/* our READs sent and not fully answered */
+	u8	rsp_out;	/* peer's READs accepted and not fully answered */
+	bool	failed;
+	enum mr_wc_status fail_status;
+
+	/* receiving */
+	struct mr_rxwin rx;
+	u16	ce_cnt;
+	u16	rx_cnt;
+	u32	unacked;
+	u64	ack_due_ns;	/* 0: no ACK owed */
+	bool	ack_now;
+	u32	echo_psn;
+	u8	echo_path;
+	u8	echo_flags;
+	u64	echo_arrival_ns;
+	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */
+	u32	share_epoch;	/* our marker in cfg.share */
+	u8	deliver_rr;
+	u8	ack_rr;		/* path of the next ACK */
+
+	struct mr_conn_stats stats;
+	struct mr_rstream rs[];	/* cfg.n_streams of them */
+};
+
+/* Bytes to allocate for a connection with n_streams streams. */
+size_t mr_conn_size(u8 n_streams);
+int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
+
+/* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */
+int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr);
+/* The next packet to send now, if any. */
+bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out);
+/* Completed sends, in order per stream; after a failure, the error then flushes. */
+bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status);
+
+enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
+			    struct mr_rx_res *res);
+void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce);
+/* Messages of the peer in stream order; READ_REQs are answered inside, not returned. */
+bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d);
+/* The host performed the delivered atomic d; orig is the value it found. */
+void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig);
+/*
+ * The host cannot take data packet pkt (no receive WQE: MR_NAK_RNR with rnr_delay in
+ * 10 us units; bad rkey or range: MR_NAK_REM_ACCESS; ...). Builds the NAK; every syndrome
+ * but RNR fails the connection.
+ */
+void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
+		    struct mr_pkt *nak);
+
+/* An ACK is owed now. */
+bool mr_conn_ack_due(const struct mr_conn *c, u64 now);
+void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack);
+
+/* When the host must call mr_conn_timer() (and retry mr_conn_tx()); U64_MAX: never. */
+u64 mr_conn_deadline(const struct mr_conn *c);
+void mr_conn_timer(struct mr_conn *c, u64 now);
+
+#endif /* _METAROCE_PROTO_CONN_H */

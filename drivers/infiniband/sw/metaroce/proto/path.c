@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE path health and selection.
+ */
+#include "path.h"
+#include "params.h"
+
+void mr_rtt_sample(struct mr_rtt *r, u64 rtt_ns)
+{
+	u64 err;
+
+	if (!rtt_ns)
+		rtt_ns = 1;	/* keep srtt == 0 meaning "no sample" */
+	if (!r->srtt) {
+		r->srtt = rtt_ns;
+		r->rttvar = rtt_ns / 2;
+		r->min = rtt_ns;
+		return;
+	}
+	err = rtt_ns > r->srtt ? rtt_ns - r->srtt : r->srtt - rtt_ns;
+	r->rttvar = r->rttvar - (r->rttvar >> 2) + (err >> 2);
+	r->srtt = r->srtt - (r->srtt >> 3) + (rtt_ns >> 3);
+	if (rtt_ns < r->min)
+		r->min = rtt_ns;
+}
+
+void mr_paths_init(struct mr_paths *ps, u8 n)
+{
+	unsigned int i;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->n = clamp_t(u8, n, 1, MR_MAX_PATHS);
+	for (i = 0; i < ps->n; i++) {
+		ps->p[i].up = true;
+		ps->p[i].weight = MR_PATH_W_MAX;
+		ps->p[i].probe_ival_ns = MR_PATH_PROBE_NS;
+	}
+}
+
+static void mr_path_revive(struct mr_path *p)
+{
+	p->up = true;
+	p->probing = false;
+	p->weight = MR_PATH_W_UP;
+	p->credit = 0;
+	p->consec_losses = 0;
+	p->probe_ival_ns = MR_PATH_PROBE_NS;
+}
+
+static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
+{
+	u64 fastest = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[i].up && ps->p[i].rtt.srtt)
+			fastest = min_t(u64, fastest, ps->p[i].rtt.srtt);
+	return p->rtt.srtt && fastest != U64_MAX &&
+	       p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
+}
+
+void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
+{
+	struct mr_path *p;
+
+	if (path >= ps->n)
+		return;
+	p = &ps->p[path];
+	if (!p->up)
+		mr_path_revive(p);	/* a probe (or a late packet) got through */
+	p->consec_losses = 0;
+
+	if (rtt_ns) {
+		mr_rtt_sample(&p->rtt, rtt_ns);
+		mr_rtt_sample(&ps->conn, rtt_ns);
+	}
+
+	/* CE EWMA with gain 1/8, in MR_FP_ONE units. */
+	p->ce_frac -= p->ce_frac >> MR_PATH_CE_SHIFT;
+	if (ce)
+		p->ce_frac += MR_FP_ONE >> MR_PATH_CE_SHIFT;
+
+	/*
+	 * A marked path sheds load before the connection's window is cut. So does a path
+	 * much slower than the fastest: its packets hold back the cumulative ack and fill
+	 * the 256-packet window with the others' packets waiting behind them.
+	 */
+	if (ce || mr_path_slow(ps, p))
+		p->weight -= p->weight / 4;
+	else
+		p->weight += MR_PATH_W_INC;
+	p->weight = clamp_t(u32, p->weight, MR_PATH_W_MIN, MR_PATH_W_MAX);
+}
+
+void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path)
+{
+	struct mr_path *p;
+
+	if (path >= ps->n)
+		return;
+	p = &ps->p[path];
+	if (!p->up)
+		return;
+	p->up = false;
+	p->probing = false;
+	p->probe_at_ns = now + p->probe_ival_ns;
+}
+
+void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
+{
+	struct mr_path *p;
+
+	if (path >= ps->n)
+		return;
+	p = &ps->p[path];
+	p->losses++;
+	if (!p->up) {
+		/* The probe was lost: wait longer before the next one. */
+		if (p->probing) {
+			p->probing = false;
+			p->probe_ival_ns = min_t(u64, p->probe_ival_ns * 2, MR_PATH_PROBE_MAX_NS);
+			p->probe_at_ns = now + p->probe_ival_ns;
+		}
+		return;
+	}
+	p->weight = max_t(u32, p->weight / 2, MR_PATH_W_MIN);
+	if (++p->consec_losses >= MR_PATH_FAIL_LOSSES)
+		mr_paths_retire(ps, now, path);
+}
+
+unsigned int mr_paths_up(const struct mr_paths *ps)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += ps->p[i].up;
+	return n;
+}
+
+/* A retired path whose probe is due, or -1. */
+static int mr_paths_probe_due(struct mr_paths *ps, u64 now)
+{
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++) {
+		struct mr_path *p = &ps->p[i];
+
+		if (!p->up && !p->probing && now >= p->probe_at_ns) {
+			p->probing = true;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* Smooth weighted round-robin over up paths, skipping avoid (or -1). */
+static int mr_paths_swrr(struct mr_paths *ps, int avoid)
+{
+	s64 total = 0;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++) {
+		struct mr_path *p = &ps->p[i];
+
+		if (!p->up || (int)i == avoid)
+			continue;
+		p->credit += p->weight;
+		total += p->weight;
+		if (best < 0 || p->credit > ps->p[best].credit)
+			best = i;
+	}
+	if (best >= 0)
+		ps->p[best].credit -= total;
+	return best;
+}
+
+u8 mr_paths_pick(struct mr_paths *ps, u64 now)
+{
+	int i = mr_paths_probe_due(ps, now);
+
+	if (i >= 0)
+		return i;
+	i = mr_paths_swrr(ps, -1);
+	if (i >= 0)
+		return i;
+	/* Nothing is up: keep trying every path in turn; the RTO decides. */
+	i = ps->rr;
+	ps->rr = (ps->rr + 1) % ps->n;
+	return i;
+}
+
+u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
+{
+	int probe = mr_paths_probe_due(ps, now);
+	unsigned int i;
+	int best = -1;
+
+	/* A retransmission is a good probe: it is wanted whether or not the path works. */
+	if (probe >= 0 && probe != avoid)
+		return probe;
+	if (probe >= 0)
+		ps->p[probe].probing = false;
+
+	/* The healthiest other path: highest weight, then lowest smoothed RTT. */
+	for (i = 0; i < ps->n; i++) {
+		const struct mr_path *p = &ps->p[i];
+		const struct mr_path *b;
+
+		if (!p->up || i == avoid)
+			continue;
+		if (best < 0) {
+			best = i;
+			continue;
+		}
+		b = &ps->p[best];
+		if (p->weight > b->weight ||
+		    (p->weight == b->weight && p->rtt.srtt < b->rtt.srtt))
+			best = i;
+	}
+	if (best >= 0)
+		return best;
+	return mr_paths_pick(ps, now);
+}
+
+/*
+ * How much later than the fastest packet a packet's ACK may come back without being lost:
+ * the slowest plausible RTT of an up path (srtt + 4 rttvar; the variance also carries the
+ * spread of the reverse paths the ACKs take) minus the fastest RTT seen, plus a quarter
+ * of that fastest RTT for jitter, plus the receiver's ACK delay (subtracted from the RTT
+ * samples but not from the time an ACK takes). Capped at 2 srtt + ACK delay.
+ */
+u64 mr_paths_reo_wnd(const struct mr_paths *ps)
+{
+	u64 hi = 0, wnd, cap;
+	bool unknown = false;
+	unsigned int i;
+
+	cap = max_t(u64, 2 * ps->conn.srtt, MR_REO_MIN_NS) + MR_ACK_DELAY_NS;
+	for (i = 0; i < ps->n; i++) {
+		const struct mr_path *p = &ps->p[i];
+
+		if (!p->up)
+			continue;
+		if (!p->rtt.srtt) {
+			unknown = true;
+			continue;
+		}
+		hi = max_t(u64, hi, p->rtt.srtt + 4 * p->rtt.rttvar);
+	}
+	/* Until every path has been measured the spread is unknown: be patient. */
+	if (unknown || !ps->conn.srtt)
+		return cap;
+	wnd = ps->conn.min / 4 + (hi > ps->conn.min ? hi - ps->conn.min : 0);
+	wnd = max_t(u64, wnd, MR_REO_MIN_NS) + MR_ACK_DELAY_NS;
+	return min_t(u64, wnd, cap);
+}

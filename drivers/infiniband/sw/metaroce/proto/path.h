@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-path health and path selection for one sending direction of a connection.
+ *
+ * Each path keeps its own RTT, ECN and loss record and a weight. New packets are spread
+ * over paths that are up by smooth weighted round-robin; marks and losses lower a path's
+ * weight so that load moves off it; repeated losses retire it; a retired path is probed
+ * with backoff and comes back when a probe is acknowledged.
+ */
+#ifndef _METAROCE_PROTO_PATH_H
+#define _METAROCE_PROTO_PATH_H
+
+#include "platform.h"
+
+/* RTT estimator (RFC 6298 gains), nanoseconds. srtt == 0: no sample yet. */
+struct mr_rtt {
+	u64	srtt;
+	u64	rttvar;
+	u64	min;
+};
+
+void mr_rtt_sample(struct mr_rtt *r, u64 rtt_ns);
+
+struct mr_path {
+	struct mr_rtt rtt;
+	u32	ce_frac;	/* EWMA of echoed CE, MR_FP_ONE = always marked */
+	u32	weight;		/* MR_PATH_W_MIN .. MR_PATH_W_MAX */
+	s64	credit;		/* smooth weighted round-robin state */
+	u64	losses;
+	u64	probe_at_ns;	/* retired: when the next probe may go */
+	u64	probe_ival_ns;
+	u8	consec_losses;
+	bool	up;
+	bool	probing;	/* retired, a probe is outstanding */
+};
+
+struct mr_paths {
+	u8	n;
+	u8	rr;		/* round-robin cursor when no path is up */
+	struct mr_rtt conn;	/* over all paths: drives RTO and PTO */
+	struct mr_path p[MR_MAX_PATHS];
+};
+
+void mr_paths_init(struct mr_paths *ps, u8 n);
+/* An ACK echoed a packet sent on path; rtt_ns 0 when the sample is ambiguous. */
+void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce);
+/* A packet sent on path was declared lost. */
+void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
+/* Take path out of service (RTO with packets outstanding on it). */
+void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path);
+/* Path for a new packet. Probes a retired path when its probe is due. */
+u8 mr_paths_pick(struct mr_paths *ps, u64 now);
+/* Path for a retransmission of a packet lost on path avoid. */
+u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid);
+/* Reorder window for loss detection: tolerate the measured RTT spread between paths. */
+u64 mr_paths_reo_wnd(const struct mr_paths *ps);
+unsigned int mr_paths_up(const struct mr_paths *ps);
+
+#endif /* _METAROCE_PROTO_PATH_H */

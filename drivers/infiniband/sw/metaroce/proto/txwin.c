@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE send window: ACK/SACK processing, loss detection, retransmission timers.
+ *
+ * Under per-packet spraying a SACK hole is usually reordering, not loss. A packet is
+ * declared lost only when packets sent after it *on the same path* were acknowledged
+ * (one path is nearly FIFO), or when a packet sent after it on any path was acknowledged
+ * and it has been outstanding for an RTT plus a reorder window sized to the measured RTT
+ * spread between paths (RACK).
+ */
+#include "txwin.h"
+#include "params.h"
+#include "seq.h"
+
+void mr_txwin_init(struct mr_txwin *w, u32 isn, u8 retry_limit)
+{
+	memset(w, 0, sizeof(*w));
+	w->una = isn;
+	w->nxt = isn;
+	w->retry_limit = retry_limit;
+	w->reo_dup = MR_REO_PATH_DUP;
+	w->reo_mult = 1;
+}
+
+static struct mr_txpkt *mr_slot(struct mr_txwin *w, u32 psn)
+{
+	return &w->pkt[psn % MR_SACK_BITS];
+}
+
+static void mr_txwin_arm_idle(struct mr_txwin *w, u64 now)
+{
+	/* First packet into an empty window starts the RTO and TLP clocks. */
+	if (!w->in_flight && !w->nlost) {
+		w->rto_base_ns = now;
+		w->tlp_base_ns = now;
+	}
+}
+
+u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 len)
+{
+	u32 psn = w->nxt++;
+	struct mr_txpkt *p = mr_slot(w, psn);
+
+	mr_txwin_arm_idle(w, now);
+	p->sent_ns = now;
+	p->path = path;
+	p->path_seq = w->path_seq[path]++;
+	p->stream = stream;
+	p->msn = msn;
+	p->len = len;
+	p->state = MR_TXP_INFLIGHT;
+	p->nretx = 0;
+	p->moff = 0;
+	p->msg = 0;
+	w->in_flight++;
+	w->tlp_base_ns = now;
+	return psn;
+}
+
+void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path)
+{
+	struct mr_txpkt *p = mr_slot(w, psn);
+
+	if (!mr_seq_in(psn, w->una, w->nxt - w->una))
+		return;
+	if (p->state == MR_TXP_LOST) {
+		w->nlost--;
+		w->in_flight++;
+	} else if (p->state != MR_TXP_INFLIGHT) {
+		return;
+	}
+	p->state = MR_TXP_INFLIGHT;
+	p->sent_ns = now;
+	p->path = path;
+	p->path_seq = w->path_seq[path]++;
+	if (p->nretx < 0xff)
+		p->nretx++;
+	w->stat_retx++;
+	w->tlp_base_ns = now;
+}
+
+bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn)
+{
+	u32 i, n = w->nxt - w->una;
+
+	if (!w->nlost)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (w->pkt[(w->una + i) % MR_SACK_BITS].state == MR_TXP_LOST) {
+			*psn = w->una + i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool mr_sack_bit(const u64 *sack, u32 i)
+{
+	return sack[i / 64] & BIT_ULL(i % 64);
+}
+
+/* Every PSN the ACK acknowledges must have been sent. */
+static bool mr_txwin_ack_valid(const struct mr_txwin *w, const struct mr_pkt_ack *ack)
+{
+	u32 i, limit;
+
+	if (mr_seq_after(ack->cack, w->nxt))
+		return false;
+	/* Bits from nxt - cack onwards name PSNs not sent yet. */
+	limit = w->nxt - ack->cack;
+	for (i = limit; i < MR_SACK_BITS; i++)
+		if (mr_sack_bit(ack->sack, i))
+			return false;
+	return true;
+}
+
+static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
+				const struct mr_pkt_ack *ack, struct mr_txack_res *res,
+				mr_txpkt_fn acked, void *arg)
+{
+	struct mr_txpkt *p = mr_slot(w, psn);
+	bool echoed = psn == ack->echo_psn;
+	bool unambiguous;
+
+	if (p->state == MR_TXP_ACKED || p->state == MR_TXP_FREE)
+		return;
+	if (p->state == MR_TXP_INFLIGHT)
+		w->in_flight--;
+	else
+		w->nlost--;
+	p->state = MR_TXP_ACKED;
+	res->newly_acked++;
+	res->newly_bytes += p->len;
+
+	/*
+	 * An ACK for a retransmitted packet may be for any of its copies; only the echo says
+	 * which. The original arriving after all means the retransmission was spurious.
+	 */
+	unambiguous = !p->nretx || (echoed && (ack->echo_flags & MR_ECHO_RETX));
+	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
+		/* This fabric reorders more than we allowed for: allow more. */
+		w->stat_spurious++;
+		w->reo_dup = min_t(u32, w->reo_dup * 2, MR_REO_PATH_DUP_MAX);
+		w->reo_mult = min_t(u32, w->reo_mult + 1, MR_REO_MULT_MAX);
+		w->reo_calm = 0;
+	} else if (++w->reo_calm >= MR_REO_CALM_PKTS) {
+		w->reo_calm = 0;
+		w->reo_dup = max_t(u32, w->reo_dup / 2, MR_REO_PATH_DUP);
+		w->reo_mult = max_t(u32, w->reo_mult - 1, 1);
+	}
+	if (echoed)
+		res->echo_acked = true;
+
+	if (unambiguous) {
+		u64 rtt = now > p->sent_ns ? now - p->sent_ns : 0;
+
+		if (!w->rack_valid || p->sent_ns > w->rack_xmit_ns ||
+		    (p->sent_ns == w->rack_xmit_ns && mr_seq_after(psn, w->rack_psn))) {
+			w->rack_xmit_ns = p->sent_ns;
+			w->rack_rtt_ns = rtt;
+			w->rack_psn = psn;
+			w->rack_valid = true;
+		}
+		if (mr_seq_after(p->path_seq + 1, w->path_hi[p->path]) || !w->path_hi[p->path])
+			w->path_hi[p->path] = p->path_seq + 1;
+		if (echoed) {
+			u64 delay = (u64)ack->ack_delay * MR_NSEC_PER_USEC;
+
+			res->echo_rtt_valid = true;
+			res->echo_rtt_ns = rtt > delay ? rtt - delay : rtt;
+		}
+	}
+	if (acked)
+		acked(arg, psn, p);
+}
+
+int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
+		 mr_txpkt_fn acked, void *arg, struct mr_txack_res *res)
+{
+	u32 psn, i;
+
+	memset(res, 0, sizeof(*res));
+	if (!mr_txwin_ack_valid(w, ack))
+		return -EINVAL;
+
+	/* Cumulative part: everything in [una, cack). */
+	for (psn = w->una; mr_seq_before(psn, ack->cack); psn++)
+		mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
+
+	/* Selective part; an old ACK (cack before una) still contributes its bits. */
+	for (i = 1; i < MR_SACK_BITS; i++) {
+		psn = ack->cack + i;
+		if (!mr_sack_bit(ack->sack, i))
+			continue;
+		if (mr_seq_in(psn, w->una, w->nxt - w->una))
+			mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
+	}
+
+	while (w->una != w->nxt && mr_slot(w, w->una)->state == MR_TXP_ACKED) {
+		mr_slot(w, w->una)->state = MR_TXP_FREE;
+		w->una++;
+		res->una_advanced = true;
+	}
+
+	if (res->una_advanced) {
+		w->rto_base_ns = now;
+		w->backoff = 0;
+		w->retries = 0;
+		w->tlp_cnt = 0;
+	}
+	if (res->newly_acked)
+		w->tlp_base_ns = now;
+	return 0;
+}
+
+static void mr_txwin_declare_lost(struct mr_txwin *w, u32 psn, struct mr_txpkt *p,
+				  mr_txpkt_fn lost, void *arg)
+{
+	p->state = MR_TXP_LOST;
+	w->in_flight--;
+	w->nlost++;
+	if (lost)
+		lost(arg, psn, p);
+}
+
+void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
+{
+	struct mr_txpkt *p = mr_slot(w, psn);
+
+	if (mr_seq_in(psn, w->una, w->nxt - w->una) && p->state == MR_TXP_INFLIGHT)
+		mr_txwin_declare_lost(w, psn, p, NULL, NULL);
+}
+
+u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg)
+{
+	u32 i, n = w->nxt - w->una, nlost = 0;
+
+	w->reo_deadline_ns = 0;
+	for (i = 0; i < n; i++) {
+		u32 psn = w->una + i;
+		struct mr_txpkt *p = mr_slot(w, psn);
+		u32 hi = w->path_hi[p->path];
+		u64 deadline;
+
+		if (p->state != MR_TXP_INFLIGHT)
+			continue;
+
+		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
+		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
+			mr_txwin_declare_lost(w, psn, p, lost, arg);
+			nlost++;
+			continue;
+		}
+
+		/* Time: only packets sent before the most recent delivered one are suspects. */
+		if (!w->rack_valid)
+			continue;
+		if (p->sent_ns > w->rack_xmit_ns ||
+		    (p->sent_ns == w->rack_xmit_ns && !mr_seq_before(psn, w->rack_psn)))
+			continue;
+		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
+		if (now >= deadline) {
+			mr_txwin_declare_lost(w, psn, p, lost, arg);
+			nlost++;
+		} else if (!w->reo_deadline_ns || deadline < w->reo_deadline_ns) {
+			w->reo_deadline_ns = deadline;
+		}
+	}
+	return nlost;
+}
+
+u64 mr_txwin_pto(u64 srtt_ns)
+{
+	return max_t(u64, 2 * srtt_ns, MR_TLP_MIN_NS);
+}
+
+u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)
+{
+	u64 rto = srtt_ns ? max_t(u64, srtt_ns + 4 * rttvar_ns, MR_RTO_MIN_NS) : MR_RTO_INIT_NS;
+	unsigned int i;
+
+	for (i = 0; i < w->backoff && rto < MR_RTO_MAX_NS; i++)
+		rto <<= 1;
+	return min_t(u64, rto, MR_RTO_MAX_NS);
+}
+
+u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns)
+{
+	u64 d = U64_MAX;
+
+	if (w->una == w->nxt)
+		return d;
+	d = w->rto_base_ns + rto_ns;
+	if (w->in_flight && w->tlp_cnt < MR_TLP_MAX)
+		d = min_t(u64, d, w->tlp_base_ns + pto_ns);
+	if (w->reo_deadline_ns)
+		d = min_t(u64, d, w->reo_deadline_ns);
+	return d;
+}
+
+/* Highest outstanding PSN not yet acknowledged: the tail a probe repairs. */
+static bool mr_txwin_tail(const struct mr_txwin *w, u32 *psn)
+{
+	u32 i, n = w->nxt - w->una;
+
+	for (i = n; i-- > 0;) {
+		u8 st = w->pkt[(w->una + i) % MR_SACK_BITS].state;
+
+		if (st == MR_TXP_INFLIGHT || st == MR_TXP_LOST) {
+			*psn = w->una + i;
+			return true;
+		}
+	}
+	return false;
+}
+
+enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto_ns,
+				mr_txpkt_fn lost, void *arg, u32 *probe_psn)
+{
+	u32 i, n = w->nxt - w->una;
+
+	if (w->una == w->nxt)
+		return MR_TMR_NONE;
+
+	if (now >= w->rto_base_ns + rto_ns) {
+		if (++w->retries > w->retry_limit)
+			return MR_TMR_FAILED;
+		for (i = 0; i < n; i++) {
+			u32 psn = w->una + i;
+			struct mr_txpkt *p = mr_slot(w, psn);
+
+			if (p->state == MR_TXP_INFLIGHT)
+				mr_txwin_declare_lost(w, psn, p, lost, arg);
+		}
+		if (w->backoff < 16)
+			w->backoff++;
+		w->rto_base_ns = now;
+		w->reo_deadline_ns = 0;
+		w->tlp_cnt = MR_TLP_MAX;	/* no probes until the connection makes progress */
+		w->stat_rto++;
+		return MR_TMR_RTO;
+	}
+
+	if (w->in_flight && w->tlp_cnt < MR_TLP_MAX && now >= w->tlp_base_ns + pto_ns &&
+	    mr_txwin_tail(w, probe_psn)) {
+		w->tlp_cnt++;
+		w->tlp_base_ns = now;
+		w->stat_tlp++;
+		return MR_TMR_TLP;
+	}
+
+	if (w->reo_deadline_ns && now >= w->reo_deadline_ns)
+		return MR_TMR_REORDER;
+	return MR_TMR_NONE;
+}

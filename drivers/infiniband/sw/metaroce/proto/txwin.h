@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Send window of one direction of a connection: per-packet state for the (at most
+ * MR_SACK_BITS) unacknowledged PSNs, ACK/SACK processing, loss detection under spraying
+ * (same-path distance and RACK-style time with a path-skew reorder window), retransmit
+ * selection, tail-loss probe and retransmission timeout.
+ *
+ * The caller owns congestion control and path choice; it tells the window which path a
+ * packet went on and receives callbacks for packets acknowledged and declared lost.
+ */
+#ifndef _METAROCE_PROTO_TXWIN_H
+#define _METAROCE_PROTO_TXWIN_H
+
+#include "platform.h"
+#include "pkt.h"
+
+enum mr_txp_state {
+	MR_TXP_FREE = 0,
+	MR_TXP_INFLIGHT,	/* sent, neither acknowledged nor declared lost */
+	MR_TXP_LOST,		/* declared lost, waiting for retransmission */
+	MR_TXP_ACKED,		/* acknowledged (cumulatively or selectively) */
+};
+
+struct mr_txpkt {
+	u64	sent_ns;	/* last transmission */
+	u32	path_seq;	/* position among the packets of its path, last transmission */
+	u32	msn;
+	u32	moff;		/* owner's bookkeeping: offset in the message */
+	u16	msg;		/* owner's bookkeeping: send queue slot */
+	u16	len;
+	u8	path;
+	u8	stream;
+	u8	state;		/* enum mr_txp_state */
+	u8	nretx;
+};
+
+struct mr_txwin {
+	u32	una;		/* oldest unacknowledged PSN */
+	u32	nxt;		/* next new PSN */
+	u32	in_flight;	/* packets in MR_TXP_INFLIGHT */
+	u32	nlost;		/* packets in MR_TXP_LOST */
+
+	/* RACK: the most recently sent packet known delivered */
+	u64	rack_xmit_ns;
+	u64	rack_rtt_ns;
+	u32	rack_psn;
+	bool	rack_valid;
+
+	u64	reo_deadline_ns;	/* 0: no reorder timer */
+	/* Reordering tolerance, raised by spurious retransmissions, relaxed by calm. */
+	u8	reo_dup;	/* same-path distance threshold */
+	u8	reo_mult;	/* multiplier of the reorder window */
+	u16	reo_calm;	/* packets acknowledged since the last spurious retransmission */
+	u64	rto_base_ns;		/* last progress of una (or RTO) */
+	u64	tlp_base_ns;		/* last send or useful ACK */
+	u8	tlp_cnt;
+	u8	backoff;
+	u8	retries;	/* RTOs without progress */
+	u8	retry_limit;	/* verbs retry_cnt */
+
+	u32	path_seq[MR_MAX_PATHS];	/* packets sent per path */
+	u32	path_hi[MR_MAX_PATHS];	/* 1 + highest path_seq acknowledged per path */
+
+	/* statistics */
+	u64	stat_retx;
+	u64	stat_spurious;	/* retransmissions whose original was delivered */
+	u64	stat_tlp;
+	u64	stat_rto;
+
+	struct mr_txpkt pkt[MR_SACK_BITS];	/* indexed by PSN % MR_SACK_BITS */
+};
+
+/* Result of one ACK. */
+struct mr_txack_res {
+	u32	newly_acked;	/* packets */
+	u32	newly_bytes;
+	bool	una_advanced;
+	bool	echo_acked;	/* the echoed PSN was acknowledged by this ACK */
+	bool	echo_rtt_valid;	/* the echoed packet gave an unambiguous RTT sample */
+	u64	echo_rtt_ns;	/* minus the receiver's ack_delay */
+};
+
+typedef void (*mr_txpkt_fn)(void *arg, u32 psn, const struct mr_txpkt *p);
+
+enum mr_tx_timer {
+	MR_TMR_NONE,
+	MR_TMR_REORDER,	/* run mr_txwin_detect() */
+	MR_TMR_TLP,	/* retransmit *probe_psn with MR_F_AR */
+	MR_TMR_RTO,	/* everything outstanding was declared lost */
+	MR_TMR_FAILED,	/* retry limit exceeded: complete with IBV_WC_RETRY_EXC_ERR */
+};
+
+void mr_txwin_init(struct mr_txwin *w, u32 isn, u8 retry_limit);
+
+static inline bool mr_txwin_can_send(const struct mr_txwin *w)
+{
+	return w->nxt - w->una < MR_SACK_BITS;
+}
+
+static inline u32 mr_txwin_outstanding(const struct mr_txwin *w)
+{
+	return w->nxt - w->una;
+}
+
+static inline const struct mr_txpkt *mr_txwin_pkt(const struct mr_txwin *w, u32 psn)
+{
+	return &w->pkt[psn % MR_SACK_BITS];
+}
+
+/* Record a new packet; the caller has checked mr_txwin_can_send(). Returns its PSN. */
+u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 len);
+/* Record a retransmission (of a lost packet, or a probe of an in-flight one). */
+void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path);
+/* Declare psn lost for a reason other than the loss rules (an RNR NAK). */
+void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn);
+/* Lowest PSN waiting for retransmission; false if none. */
+bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn);
+
+/*
+ * Apply an ACK or the cack of a NAK (ack->sack all zero). Returns 0, or -EINVAL without
+ * changing anything if the ACK acknowledges a PSN that was never sent.
+ */
+int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
+		 mr_txpkt_fn acked, void *arg, struct mr_txack_res *res);
+
+/* Declare lost what the rules say is lost; re-arms the reorder deadline. */
+u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg);
+
+u64 mr_txwin_pto(u64 srtt_ns);
+u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns);
+/* Earliest timer deadline, U64_MAX if nothing is outstanding. */
+u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns);
+enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto_ns,
+				mr_txpkt_fn lost, void *arg, u32 *probe_psn);
+
+#endif /* _METAROCE_PROTO_TXWIN_H */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Congestion control: additive increase, ECN cuts proportional to alpha and at most once
+ * per RTT, mild loss cut, RTO reset, the receiver's rate hint as a cap, robustness to
+ * reordered ACKs and 16-bit counter wrap.
+ */
+#include "unit.h"
+#include "cc.h"
+#include "params.h"
+
+#define US	1000ULL
+#define SRTT	(20 * US)
+
+static u32 pkts(const struct mr_cc *cc)
+{
+	return cc->cwnd >> MR_FP_SHIFT;
+}
+
+static void test_init_and_additive_increase(void **state)
+{
+	struct mr_cc cc;
+	u16 rx = 0;
+	u64 now = 0;
+	u32 w0, i;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	assert_int_equal(mr_cc_window(&cc, SRTT), MR_CWND_INIT);
+	assert_int_equal(cc.alpha, MR_FP_ONE);
+	/* one window of ACKs without marks grows cwnd by about one packet */
+	w0 = cc.cwnd;
+	for (i = 0; i < MR_CWND_INIT; i++) {
+		rx++;
+		now += SRTT / MR_CWND_INIT;
+		mr_cc_on_ack(&cc, now, SRTT, 0, rx, 0, 1);
+	}
+	assert_in_range(cc.cwnd - w0, MR_FP_ONE * 9 / 10, MR_FP_ONE);
+	/* and it never exceeds the bitmap */
+	for (i = 0; i < 100000; i++) {
+		rx++;
+		now += 100;
+		mr_cc_on_ack(&cc, now, SRTT, 0, rx, 0, 4);
+	}
+	assert_int_equal(mr_cc_window(&cc, SRTT), MR_CWND_MAX);
+	assert_int_equal(cc.cwnd, MR_CWND_MAX << MR_FP_SHIFT);
+	/* alpha decayed towards 0 with no marks */
+	assert_true(cc.alpha < MR_FP_ONE / 100);
+}
+
+static void test_ecn_cut_scales_with_alpha_once_per_rtt(void **state)
+{
+	struct mr_cc cc;
+	u16 ce = 0, rx = 0;
+	u64 now = 0;
+	u32 i, before;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 200 << MR_FP_SHIFT;
+	/* first mark with the initial alpha of 1: halve */
+	rx++;
+	ce++;
+	mr_cc_on_ack(&cc, now += SRTT, SRTT, ce, rx, 0, 1);
+	assert_int_equal(pkts(&cc), 100);
+	/* more marks within the same RTT: no further cut */
+	rx++;
+	ce++;
+	mr_cc_on_ack(&cc, now += SRTT / 4, SRTT, ce, rx, 0, 1);
+	assert_int_equal(pkts(&cc), 100);
+
+	/* many RTTs with 10% marking: alpha converges near 0.1 */
+	for (i = 0; i < 4000; i++) {
+		rx++;
+		if (i % 10 == 0)
+			ce++;
+		mr_cc_on_ack(&cc, now += SRTT / 10, SRTT, ce, rx, 0, 1);
+	}
+	assert_in_range(cc.alpha, MR_FP_ONE / 20, MR_FP_ONE / 5);
+	/* a cut now removes about alpha / 2 of the window */
+	cc.cwnd = 200 << MR_FP_SHIFT;
+	before = cc.cwnd;
+	rx++;
+	ce++;
+	mr_cc_on_ack(&cc, now += 2 * SRTT, SRTT, ce, rx, 0, 1);
+	assert_int_equal(cc.cwnd, before - (u32)(((u64)before * cc.alpha) >> (MR_FP_SHIFT + 1)));
+	assert_in_range(pkts(&cc), 180, 195);
+}
+
+static void test_full_marking_drives_window_to_one(void **state)
+{
+	struct mr_cc cc;
+	u16 rx = 0;
+	u64 now = 0;
+	u32 i;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	for (i = 0; i < 2000; i++) {
+		rx++;
+		mr_cc_on_ack(&cc, now += SRTT, SRTT, rx, rx, 0, 1);
+	}
+	assert_int_equal(cc.alpha, MR_FP_ONE);
+	assert_int_equal(mr_cc_window(&cc, SRTT), MR_CWND_MIN);
+}
+
+static void test_reordered_ack_and_counter_wrap(void **state)
+{
+	struct mr_cc cc;
+	u32 w;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	mr_cc_on_ack(&cc, SRTT, SRTT, 10, 65530, 0, 1);
+	w = cc.cwnd;
+	/* an older ACK (counters behind) carrying more marks must not cut */
+	mr_cc_on_ack(&cc, 3 * SRTT, SRTT, 9, 65520, 0, 0);
+	assert_int_equal(cc.cwnd, w);
+	/* counters wrap at 2^16: 65530 -> 4 is 10 packets, none marked: growth */
+	mr_cc_on_ack(&cc, 4 * SRTT, SRTT, 10, 4, 0, 10);
+	assert_true(cc.cwnd > w);
+	assert_int_equal(cc.rx_cnt, 4);
+	/* marks across the wrap cut */
+	w = cc.cwnd;
+	mr_cc_on_ack(&cc, 6 * SRTT, SRTT, 12, 8, 0, 4);
+	assert_true(cc.cwnd < w);
+	/* a receiver claiming more marks than packets cannot push alpha above 1 */
+	mr_cc_on_ack(&cc, 8 * SRTT, SRTT, 1000, 9, 0, 1);
+	assert_true(cc.alpha <= MR_FP_ONE);
+}
+
+static void test_loss_and_rto(void **state)
+{
+	struct mr_cc cc;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	mr_cc_on_loss(&cc, SRTT, SRTT);
+	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
+	mr_cc_on_loss(&cc, SRTT + 1, SRTT);	/* same RTT: same episode */
+	assert_int_equal(pkts(&cc), 112);
+	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT);
+	assert_int_equal(pkts(&cc), 98);
+	mr_cc_on_rto(&cc);
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+	/* never below one packet */
+	mr_cc_on_loss(&cc, 10 * SRTT, SRTT);
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+}
+
+static void test_rate_hint_caps_window_and_pace(void **state)
+{
+	struct mr_cc cc;
+	u64 gap;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 256 << MR_FP_SHIFT;
+	/* no hint: window rate only, 20 us / 256 packets */
+	assert_int_equal(mr_cc_gap_ns(&cc, SRTT, 4096), SRTT / 256);
+	/*
+	 * 10 Gbit/s fair share, srtt 20 us: 25000 bytes in flight = 6 packets of 4 KiB;
+	 * 4096 bytes every 3276 ns.
+	 */
+	mr_cc_on_ack(&cc, SRTT, SRTT, 0, 1, 10000, 1);
+	assert_int_equal(mr_cc_window(&cc, SRTT), 6);
+	assert_int_equal(pkts(&cc), 6);
+	/* paced by the slower of the two: 6 packets per 20 us here, not the 3277 ns hint */
+	gap = mr_cc_gap_ns(&cc, SRTT, 4096);
+	assert_int_equal(gap, SRTT / 6);
+	assert_true(gap >= 4096ULL * 8000 / 10000);
+	/* with a full window the hint is what paces */
+	cc.cwnd = 256 << MR_FP_SHIFT;
+	assert_int_equal(mr_cc_gap_ns(&cc, SRTT, 4096), 4096ULL * 8000 / 10000);
+	mr_cc_on_ack(&cc, SRTT + 1, SRTT, 0, 1, 10000, 0);
+	assert_int_equal(pkts(&cc), 6);
+	/* a tiny hint still allows one packet */
+	mr_cc_on_ack(&cc, 2 * SRTT, SRTT, 0, 2, 1, 1);
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+	/* hint withdrawn (0): the window may grow again */
+	mr_cc_on_ack(&cc, 3 * SRTT, SRTT, 0, 3, 0, 64);
+	assert_true(mr_cc_window(&cc, SRTT) > 1);
+	assert_int_equal(mr_cc_gap_ns(&cc, 0, 4096), 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_init_and_additive_increase),
+	cmocka_unit_test(test_ecn_cut_scales_with_alpha_once_per_rtt),
+	cmocka_unit_test(test_full_marking_drives_window_to_one),
+	cmocka_unit_test(test_reordered_ack_and_counter_wrap),
+	cmocka_unit_test(test_loss_and_rto),
+	cmocka_unit_test(test_rate_hint_caps_window_and_pace),
+};
+
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path health and selection: even spreading, load moving off a marked or lossy path,
+ * retirement after consecutive losses, probing with backoff, recovery, retransmission on
+ * another path, the reorder window from measured skew.
+ */
+#include "unit.h"
+#include "path.h"
+#include "params.h"
+
+#define US	1000ULL
+#define MS	(1000 * US)
+
+static void count_picks(struct mr_paths *ps, u64 now, u32 n, u32 *hist)
+{
+	u32 i;
+
+	memset(hist, 0, sizeof(u32) * MR_MAX_PATHS);
+	for (i = 0; i < n; i++)
+		hist[mr_paths_pick(ps, now)]++;
+}
+
+static void test_rtt_estimator(void **state)
+{
+	struct mr_rtt r = { 0 };
+	u32 i;
+
+	(void)state;
+	mr_rtt_sample(&r, 80 * US);
+	assert_int_equal(r.srtt, 80 * US);
+	assert_int_equal(r.rttvar, 40 * US);
+	assert_int_equal(r.min, 80 * US);
+	for (i = 0; i < 200; i++)
+		mr_rtt_sample(&r, 20 * US);
+	assert_in_range(r.srtt, 20 * US, 21 * US);
+	assert_true(r.rttvar < 1 * US);
+	assert_int_equal(r.min, 20 * US);
+	/* a zero sample still counts as a (tiny) sample */
+	r.srtt = 0;
+	mr_rtt_sample(&r, 0);
+	assert_int_equal(r.srtt, 1);
+}
+
+static void test_even_spread(void **state)
+{
+	struct mr_paths ps;
+	u32 hist[MR_MAX_PATHS], i;
+
+	(void)state;
+	mr_paths_init(&ps, 8);
+	count_picks(&ps, 0, 8000, hist);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(hist[i], 1000);
+	/* strictly interleaved, not in runs: every window of 8 picks covers all 8 paths */
+	{
+		u32 seen = 0;
+
+		for (i = 0; i < 8; i++)
+			seen |= 1u << mr_paths_pick(&ps, 0);
+		assert_int_equal(seen, 0xff);
+	}
+	mr_paths_init(&ps, 0);	/* clamped to one path */
+	assert_int_equal(ps.n, 1);
+	assert_int_equal(mr_paths_pick(&ps, 0), 0);
+}
+
+static void test_ecn_moves_load(void **state)
+{
+	struct mr_paths ps;
+	u32 hist[MR_MAX_PATHS], i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	/* path 2 keeps echoing CE, the others do not */
+	for (i = 0; i < 40; i++) {
+		mr_paths_on_echo(&ps, 0, 10 * US, false);
+		mr_paths_on_echo(&ps, 1, 10 * US, false);
+		mr_paths_on_echo(&ps, 2, 10 * US, true);
+		mr_paths_on_echo(&ps, 3, 10 * US, false);
+	}
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MIN);
+	assert_true(ps.p[2].ce_frac > MR_FP_ONE * 9 / 10);
+	assert_true(ps.p[2].up);	/* marked, not dead: it keeps a trickle */
+	count_picks(&ps, 0, 3088, hist);
+	assert_int_equal(hist[2], 16);	/* 16 / (3 x 1024 + 16) of the packets */
+	assert_int_equal(hist[0], 1024);
+	/* once the marks stop, the path earns its weight back */
+	for (i = 0; i < 100; i++)
+		mr_paths_on_echo(&ps, 2, 10 * US, false);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
+}
+
+static void test_slow_path_sheds_load(void **state)
+{
+	struct mr_paths ps;
+	u32 hist[MR_MAX_PATHS], i;
+
+	(void)state;
+	mr_paths_init(&ps, 3);
+	for (i = 0; i < 40; i++) {
+		mr_paths_on_echo(&ps, 0, 10 * US, false);
+		mr_paths_on_echo(&ps, 1, 29 * US, false);	/* slower, within a factor 3 */
+		mr_paths_on_echo(&ps, 2, 45 * US, false);	/* beyond three times the fastest */
+	}
+	assert_int_equal(ps.p[1].weight, MR_PATH_W_MAX);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MIN);
+	assert_true(ps.p[2].up);
+	count_picks(&ps, 0, 2 * 1024 + 16, hist);
+	assert_int_equal(hist[2], 16);
+	/* the path recovers when it is no longer slow */
+	for (i = 0; i < 200; i++)
+		mr_paths_on_echo(&ps, 2, 12 * US, false);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
+}
+
+static void test_loss_retires_and_probe_recovers(void **state)
+{
+	struct mr_paths ps;
+	u32 hist[MR_MAX_PATHS], i;
+	u64 now = 0;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	/* three losses: weight halves each time, still up */
+	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
+		mr_paths_on_loss(&ps, now, 1);
+	assert_true(ps.p[1].up);
+	assert_int_equal(ps.p[1].weight, MR_PATH_W_MAX >> 3);
+	/* an echo in between resets the run of losses */
+	mr_paths_on_echo(&ps, 1, 10 * US, false);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
+		mr_paths_on_loss(&ps, now, 1);
+	assert_true(ps.p[1].up);
+	/* the fourth consecutive loss retires it */
+	mr_paths_on_loss(&ps, now, 1);
+	assert_false(ps.p[1].up);
+	assert_int_equal(mr_paths_up(&ps), 3);
+	count_picks(&ps, now, 3000, hist);
+	assert_int_equal(hist[1], 0);
+	assert_int_equal(hist[0], 1000);
+
+	/* 1 ms later the next packet probes it, once */
+	now += MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 1);
+	assert_true(ps.p[1].probing);
+	count_picks(&ps, now, 300, hist);
+	assert_int_equal(hist[1], 0);
+	/* the probe is lost: the next probe waits twice as long */
+	mr_paths_on_loss(&ps, now, 1);
+	assert_false(ps.p[1].probing);
+	assert_int_equal(ps.p[1].probe_ival_ns, 2 * MR_PATH_PROBE_NS);
+	count_picks(&ps, now + 2 * MR_PATH_PROBE_NS - 1, 300, hist);
+	assert_int_equal(hist[1], 0);
+	now += 2 * MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 1);
+	/* this probe is acknowledged: the path is back, at reduced weight */
+	mr_paths_on_echo(&ps, 1, 12 * US, false);
+	assert_true(ps.p[1].up);
+	assert_int_equal(ps.p[1].weight, MR_PATH_W_UP + MR_PATH_W_INC);
+	assert_int_equal(ps.p[1].probe_ival_ns, MR_PATH_PROBE_NS);
+	count_picks(&ps, now, 3 * 1024 + 272, hist);
+	assert_int_equal(hist[1], 272);
+}
+
+static void test_probe_backoff_is_capped(void **state)
+{
+	struct mr_paths ps;
+	u64 now = 0;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 2);
+	mr_paths_retire(&ps, now, 0);
+	mr_paths_retire(&ps, now, 0);	/* idempotent */
+	for (i = 0; i < 20; i++) {
+		now = ps.p[0].probe_at_ns;
+		assert_int_equal(mr_paths_pick(&ps, now), 0);
+		mr_paths_on_loss(&ps, now, 0);
+	}
+	assert_int_equal(ps.p[0].probe_ival_ns, MR_PATH_PROBE_MAX_NS);
+}
+
+static void test_all_paths_down_round_robin(void **state)
+{
+	struct mr_paths ps;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 3);
+	for (i = 0; i < 3; i++)
+		mr_paths_retire(&ps, 0, i);
+	assert_int_equal(mr_paths_up(&ps), 0);
+	/* before any probe is due, still send somewhere: every path in turn */
+	assert_int_equal(mr_paths_pick(&ps, 1), 0);
+	assert_int_equal(mr_paths_pick(&ps, 1), 1);
+	assert_int_equal(mr_paths_pick(&ps, 1), 2);
+	assert_int_equal(mr_paths_pick(&ps, 1), 0);
+}
+
+static void test_retransmit_goes_elsewhere(void **state)
+{
+	struct mr_paths ps;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	mr_paths_on_echo(&ps, 0, 30 * US, false);
+	mr_paths_on_echo(&ps, 1, 10 * US, false);
+	mr_paths_on_echo(&ps, 2, 20 * US, false);
+	mr_paths_on_echo(&ps, 3, 5 * US, true);	/* fast but marked */
+	/* equal weights 0..2: lowest RTT wins, and never the path that lost it */
+	assert_int_equal(mr_paths_pick_retx(&ps, 0, 0), 1);
+	assert_int_equal(mr_paths_pick_retx(&ps, 0, 1), 2);
+	mr_paths_on_loss(&ps, 0, 1);
+	assert_int_equal(mr_paths_pick_retx(&ps, 0, 0), 2);
+	/* a single path has nowhere else to go */
+	mr_paths_init(&ps, 1);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(mr_paths_pick_retx(&ps, 0, 0), 0);
+	/* a due probe of a retired path takes the retransmission */
+	mr_paths_init(&ps, 3);
+	mr_paths_retire(&ps, 0, 2);
+	assert_int_equal(mr_paths_pick_retx(&ps, MR_PATH_PROBE_NS, 0), 2);
+	/* ...unless the retired path is the one that lost it */
+	mr_paths_init(&ps, 3);
+	mr_paths_retire(&ps, 0, 2);
+	assert_int_equal(mr_paths_pick_retx(&ps, MR_PATH_PROBE_NS, 2), 0);
+	assert_false(ps.p[2].probing);
+}
+
+static void test_reorder_window(void **state)
+{
+	struct mr_paths ps;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 3);
+	/* no samples: the window is the minimum, plus the receiver's ACK delay */
+	assert_int_equal(mr_paths_reo_wnd(&ps), MR_REO_MIN_NS + MR_ACK_DELAY_NS);
+	mr_paths_on_echo(&ps, 0, 20 * US, false);
+	/* paths 1 and 2 unmeasured: wait two srtt (and the ACK delay) */
+	assert_int_equal(mr_paths_reo_wnd(&ps), 40 * US + MR_ACK_DELAY_NS);
+	for (i = 0; i < 100; i++) {
+		mr_paths_on_echo(&ps, 0, 20 * US, false);
+		mr_paths_on_echo(&ps, 1, 24 * US, false);
+		mr_paths_on_echo(&ps, 2, 28 * US, false);
+	}
+	/* min_rtt / 4 + slowest (srtt + 4 rttvar) - fastest + ACK delay, rttvar ~0 here */
+	assert_in_range(mr_paths_reo_wnd(&ps), 13 * US + MR_ACK_DELAY_NS - 300,
+			13 * US + MR_ACK_DELAY_NS + 300);
+	/* a retired path's RTT no longer widens it */
+	mr_paths_retire(&ps, 0, 2);
+	assert_in_range(mr_paths_reo_wnd(&ps), 9 * US + MR_ACK_DELAY_NS - 300,
+			9 * US + MR_ACK_DELAY_NS + 300);
+	/* a path with variable RTT widens it by twice its variance */
+	for (i = 0; i < 100; i++)
+		mr_paths_on_echo(&ps, 1, (i & 1 ? 16 : 32) * US, false);
+	assert_true(mr_paths_reo_wnd(&ps) > 20 * US + MR_ACK_DELAY_NS);
+	/* but never beyond 2 srtt + ACK delay */
+	mr_paths_init(&ps, 2);
+	mr_paths_on_echo(&ps, 0, 2 * US, false);
+	mr_paths_on_echo(&ps, 1, 400 * US, false);
+	assert_true(mr_paths_reo_wnd(&ps) <= 2 * ps.conn.srtt + MR_ACK_DELAY_NS);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_rtt_estimator),
+	cmocka_unit_test(test_even_spread),
+	cmocka_unit_test(test_ecn_moves_load),
+	cmocka_unit_test(test_slow_path_sheds_load),
+	cmocka_unit_test(test_loss_retires_and_probe_recovers),
+	cmocka_unit_test(test_probe_backoff_is_capped),
+	cmocka_unit_test(test_all_paths_down_round_robin),
+	cmocka_unit_test(test_retransmit_goes_elsewhere),
+	cmocka_unit_test(test_reorder_window),
+};
+
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}

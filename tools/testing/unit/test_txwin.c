@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Send window: window cap, ACK/SACK validation and application, loss detection under
+ * spraying (no spurious retransmissions from path skew), same-path distance and time
+ * rules, retransmit selection, tail-loss probe, RTO backoff and retry limit.
+ */
+#include "unit.h"
+#include "txwin.h"
+#include "rxwin.h"
+#include "path.h"
+#include "params.h"
+
+#define US	1000ULL
+
+struct lost_log {
+	u32 n;
+	u32 psn[MR_SACK_BITS];
+};
+
+static void log_lost(void *arg, u32 psn, const struct mr_txpkt *p)
+{
+	struct lost_log *l = arg;
+
+	(void)p;
+	l->psn[l->n++ % MR_SACK_BITS] = psn;
+}
+
+static void ack_of(const struct mr_rxwin *rx, u32 echo, struct mr_pkt_ack *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->cack = rx->cack;
+	a->echo_psn = echo;
+	mr_rxwin_sack(rx, a->sack);
+}
+
+/* ACK that cumulatively acks up to cack and selectively the listed PSNs. */
+static void ack_list(u32 cack, const u32 *psns, unsigned int n, struct mr_pkt_ack *a)
+{
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->cack = cack;
+	a->echo_psn = n ? psns[n - 1] : cack - 1;
+	for (i = 0; i < n; i++) {
+		u32 off = psns[i] - cack;
+
+		a->sack[off / 64] |= 1ULL << (off % 64);
+	}
+}
+
+static enum mr_tx_timer fire(struct mr_txwin *w, u64 now, u64 pto, u64 rto,
+			     struct lost_log *lost, u32 *probe)
+{
+	return mr_txwin_timer(w, now, pto, rto, log_lost, lost, probe);
+}
+
+static void test_window_cap(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 0xffffff00, 7);
+	for (i = 0; i < MR_SACK_BITS; i++) {
+		assert_true(mr_txwin_can_send(&w));
+		assert_int_equal(mr_txwin_send(&w, i, i % 4, 0, i, 4096), 0xffffff00 + i);
+	}
+	assert_false(mr_txwin_can_send(&w));
+	assert_int_equal(w.in_flight, 256);
+	/* Acknowledging the oldest opens exactly one slot, across 2^32. */
+	ack_list(0xffffff01, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1000, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 1);
+	assert_true(r.una_advanced);
+	assert_true(mr_txwin_can_send(&w));
+	assert_int_equal(mr_txwin_send(&w, 2000, 0, 0, 0, 1), 0);
+	assert_false(mr_txwin_can_send(&w));
+}
+
+static void test_ack_validation(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	u32 psns[1];
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 100, 7);
+	for (i = 0; i < 10; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	/* cack beyond what was sent */
+	ack_list(111, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), -EINVAL);
+	/* a SACK bit for PSN 110, never sent: refused, nothing changes */
+	psns[0] = 110;
+	ack_list(101, psns, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), -EINVAL);
+	assert_int_equal(w.una, 100);
+	assert_int_equal(w.in_flight, 10);
+	/* the highest sent PSN is fine */
+	psns[0] = 109;
+	ack_list(110, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 10);
+	assert_int_equal(w.una, 110);
+	assert_int_equal(w.in_flight, 0);
+}
+
+static void test_dup_and_old_acks(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	u32 psns[] = { 5, 7 };
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	for (i = 0; i < 10; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	ack_list(3, psns, 2, &a);
+	assert_int_equal(mr_txwin_ack(&w, 10, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 5);
+	assert_int_equal(r.newly_bytes, 500);
+	/* the same ACK again: nothing new */
+	assert_int_equal(mr_txwin_ack(&w, 11, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 0);
+	assert_false(r.una_advanced);
+	/* an older ACK (cack 1) that arrives late still contributes its bit for 8 */
+	psns[0] = 8;
+	ack_list(1, psns, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, 12, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 1);
+	assert_int_equal(w.una, 3);
+	assert_int_equal(mr_txwin_pkt(&w, 8)->state, MR_TXP_ACKED);
+	assert_int_equal(w.in_flight, 4);	/* 3, 4, 6, 9 */
+}
+
+/*
+ * Spray 2000 packets over 4 paths whose one-way delays differ by up to 9 us. Deliver in
+ * arrival order, ACK each arrival, run loss detection after every ACK. drop_every > 0
+ * drops every drop_every-th packet (the first transmission only). Returns the number of
+ * ACKs that reported a hole, i.e. how much reordering the receiver saw.
+ */
+static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
+{
+	static const u64 delay[4] = { 10 * US, 13 * US, 16 * US, 19 * US };
+	static u64 arrive[4000];
+	static u32 order[4000];
+	struct mr_rxwin rx;
+	struct mr_paths ps;
+	u32 sent = 0, i, j, holes = 0, rounds = 0;
+	u64 now = 0;
+
+	mr_txwin_init(w, 7, 7);
+	mr_rxwin_init(&rx, 7);
+	mr_paths_init(&ps, 4);
+
+	while (w->una != 7 + 2000 && rounds++ < 1000) {
+		u32 n = 0, psn;
+
+		/* retransmissions first, then new packets, up to 64 per round */
+		while (n < 64 && mr_txwin_next_lost(w, &psn)) {
+			u8 path = mr_paths_pick_retx(&ps, now, mr_txwin_pkt(w, psn)->path);
+
+			mr_txwin_retransmit(w, now, psn, path);
+			arrive[n] = now + delay[path];
+			order[n++] = psn;
+			now += 100;
+		}
+		while (sent < 2000 && mr_txwin_can_send(w) && n < 64) {
+			u8 path = mr_paths_pick(&ps, now);
+
+			psn = mr_txwin_send(w, now, path, 0, sent, 4096);
+			sent++;
+			if (drop_every && (sent % drop_every) == 0) {
+				now += 100;
+				continue;
+			}
+			arrive[n] = now + delay[path];
+			order[n++] = psn;
+			now += 100;
+		}
+		/* sort this round by arrival time (insertion sort, small n) */
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && arrive[j] < arrive[j - 1]; j--) {
+				u64 ta = arrive[j];
+				u32 t = order[j];
+
+				arrive[j] = arrive[j - 1];
+				order[j] = order[j - 1];
+				arrive[j - 1] = ta;
+				order[j - 1] = t;
+			}
+		for (i = 0; i < n; i++) {
+			u64 t = arrive[i] + 10 * US;	/* ACK comes back in 10 us */
+			struct mr_txack_res r;
+			struct mr_pkt_ack a;
+
+			psn = order[i];
+			if (mr_rxwin_check(&rx, psn) == MR_RX_NEW)
+				mr_rxwin_record(&rx, psn);
+			if (mr_rxwin_ooo(&rx))
+				holes++;
+			ack_of(&rx, psn, &a);
+			if (mr_txwin_pkt(w, psn)->nretx)
+				a.echo_flags = MR_ECHO_RETX;
+			now = t > now ? t : now;
+			assert_int_equal(mr_txwin_ack(w, now, &a, NULL, NULL, &r), 0);
+			if (r.echo_rtt_valid) {
+				u8 path = mr_txwin_pkt(w, psn)->path;
+
+				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false);
+			}
+			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), log_lost, lost);
+		}
+		/* nothing left to deliver: let the timers act */
+		if (!n) {
+			u64 pto = mr_txwin_pto(ps.conn.srtt);
+			u64 rto = mr_txwin_rto(w, ps.conn.srtt, ps.conn.rttvar);
+			u64 d = mr_txwin_deadline(w, pto, rto);
+
+			if (d == U64_MAX)
+				break;
+			now = d > now ? d : now;
+			switch (mr_txwin_timer(w, now, pto, rto, log_lost, lost, &psn)) {
+			case MR_TMR_REORDER:
+				mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), log_lost, lost);
+				break;
+			case MR_TMR_TLP:
+				mr_txwin_retransmit(w, now, psn, mr_paths_pick_retx(&ps, now, 0));
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	assert_int_equal(w->una, 7 + 2000);
+	/* every path carried its share of new packets */
+	for (i = 0; i < 4; i++)
+		assert_true(w->path_seq[i] >= 500);
+	/* the reorder window covers the skew between paths' RTTs */
+	assert_true(mr_paths_reo_wnd(&ps) >= 9 * US);
+	return holes;
+}
+
+/* A first-hole rule would retransmit constantly here; MetaRoCE must not at all. */
+static void test_spraying_without_loss_is_not_loss(void **state)
+{
+	static struct mr_txwin w;
+	struct lost_log lost = { 0 };
+
+	(void)state;
+	assert_true(spray(0, &lost, &w) > 1000);
+	assert_int_equal(lost.n, 0);
+	assert_int_equal(w.stat_retx, 0);
+	assert_int_equal(w.stat_rto, 0);
+}
+
+/* Real losses under the same spraying are all found, and nothing else is. */
+static void test_spraying_with_loss_finds_exactly_the_losses(void **state)
+{
+	static struct mr_txwin w;
+	struct lost_log lost = { 0 };
+	u32 i;
+
+	(void)state;
+	spray(97, &lost, &w);	/* 20 drops */
+	assert_int_equal(lost.n, 2000 / 97);
+	for (i = 0; i < lost.n; i++)
+		assert_int_equal((lost.psn[i] - 7 + 1) % 97, 0);
+	assert_int_equal(w.stat_spurious, 0);
+	assert_int_equal(w.stat_rto, 0);
+}
+
+static void test_same_path_distance(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[3] = { 1, 2, 3 };
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);	/* psn 0, path 0: lost */
+	mr_txwin_send(&w, 1, 0, 0, 0, 100);
+	mr_txwin_send(&w, 2, 0, 0, 0, 100);
+	mr_txwin_send(&w, 3, 0, 0, 0, 100);
+	mr_txwin_send(&w, 4, 1, 0, 0, 100);	/* psn 4 on path 1 */
+
+	/* Two later packets of path 0 delivered: not yet loss (huge reorder window). */
+	ack_list(0, psns, 2, &a);
+	assert_int_equal(mr_txwin_ack(&w, 50, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, 50, 1000 * US, log_lost, &lost), 0);
+	/* The third one: loss, by distance alone, long before any timer. */
+	ack_list(0, psns, 3, &a);
+	assert_int_equal(mr_txwin_ack(&w, 51, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, 51, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[0], 0);
+	assert_int_equal(mr_txwin_pkt(&w, 0)->state, MR_TXP_LOST);
+	/* psn 4 on the other path is not a suspect by distance */
+	assert_int_equal(mr_txwin_pkt(&w, 4)->state, MR_TXP_INFLIGHT);
+	assert_int_equal(w.nlost, 1);
+	assert_int_equal(w.in_flight, 1);
+}
+
+static void test_time_rule_and_reorder_deadline(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[1] = { 1 };
+	u64 deadline;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 1, 0, 0, 100);	/* slow or lost path */
+	mr_txwin_send(&w, 1 * US, 0, 0, 0, 100);
+	mr_txwin_send(&w, 2 * US, 0, 0, 0, 100);	/* sent after the acked one */
+
+	/* psn 1 acked at 21 us: rack_rtt = 20 us */
+	ack_list(0, psns, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, 21 * US, &a, NULL, NULL, &r), 0);
+	assert_true(r.echo_rtt_valid);
+	assert_int_equal(r.echo_rtt_ns, 20 * US);
+
+	/* psn 0 sent before psn 1: a suspect, lost at 0 + 20 + 5 us */
+	assert_int_equal(mr_txwin_detect(&w, 21 * US, 5 * US, log_lost, &lost), 0);
+	deadline = 25 * US;
+	assert_int_equal(w.reo_deadline_ns, deadline);
+	assert_int_equal(mr_txwin_deadline(&w, 1000 * US, 1000 * US), deadline);
+	/* psn 2 was sent after psn 1: not a suspect, however long it takes */
+	assert_int_equal(fire(&w, deadline - 1, 1000 * US, 1000 * US, &lost, psns), MR_TMR_NONE);
+	assert_int_equal(fire(&w, deadline, 1000 * US, 1000 * US, &lost, psns), MR_TMR_REORDER);
+	assert_int_equal(mr_txwin_detect(&w, deadline, 5 * US, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[0], 0);
+	assert_int_equal(mr_txwin_pkt(&w, 2)->state, MR_TXP_INFLIGHT);
+	assert_int_equal(w.reo_deadline_ns, 0);
+}
+
+static void test_retransmit_selection(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[] = { 2, 4, 5, 6 };
+	u32 psn;
+
+	(void)state;
+	mr_txwin_init(&w, 0xfffffffe, 7);	/* PSNs 0xfffffffe .. 5 cross the wrap */
+	for (psn = 0; psn < 9; psn++)
+		mr_txwin_send(&w, psn, 0, 0, 0, 100);
+	/* acked: 0xfffffffe, 0xffffffff (cumulative), 2, 4, 5, 6; missing 0, 1, 3 */
+	ack_list(0, psns, 4, &a);
+	assert_int_equal(mr_txwin_ack(&w, 100, &a, NULL, NULL, &r), 0);
+	assert_int_equal(w.una, 0);
+	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, log_lost, &lost), 3);
+
+	/* lowest first, each once */
+	assert_true(mr_txwin_next_lost(&w, &psn));
+	assert_int_equal(psn, 0);
+	mr_txwin_retransmit(&w, 200, 0, 1);
+	assert_true(mr_txwin_next_lost(&w, &psn));
+	assert_int_equal(psn, 1);
+	mr_txwin_retransmit(&w, 201, 1, 1);
+	assert_true(mr_txwin_next_lost(&w, &psn));
+	assert_int_equal(psn, 3);
+	mr_txwin_retransmit(&w, 202, 3, 2);
+	assert_false(mr_txwin_next_lost(&w, &psn));
+	assert_int_equal(mr_txwin_pkt(&w, 3)->nretx, 1);
+	assert_int_equal(mr_txwin_pkt(&w, 3)->path, 2);
+	assert_int_equal(w.stat_retx, 3);
+	assert_int_equal(w.nlost, 0);
+	assert_int_equal(w.in_flight, 3);	/* 0, 1, 3 */
+
+	/* Retransmitting an acked packet is refused. */
+	mr_txwin_retransmit(&w, 203, 2, 2);
+	assert_int_equal(w.stat_retx, 3);
+}
+
+static void test_lost_retransmission_detected_again(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[4] = { 1, 2, 3, 4 };
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	for (i = 0; i < 8; i++)
+		mr_txwin_send(&w, i, 0, 0, 0, 100);
+	ack_list(0, psns, 3, &a);
+	mr_txwin_ack(&w, 100, &a, NULL, NULL, &r);
+	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, log_lost, &lost), 1);
+	/* retransmit psn 0 on path 1, then send three more on path 1, all acked */
+	mr_txwin_retransmit(&w, 200, 0, 1);
+	for (i = 0; i < 3; i++)
+		mr_txwin_send(&w, 201 + i, 1, 0, 0, 100);
+	psns[0] = 8;
+	psns[1] = 9;
+	psns[2] = 10;
+	ack_list(0, psns, 3, &a);
+	mr_txwin_ack(&w, 300, &a, NULL, NULL, &r);
+	/* the retransmission of 0 is lost again; 4..7 on path 0 are time suspects only */
+	assert_int_equal(mr_txwin_detect(&w, 300, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[1], 0);
+	assert_int_equal(mr_txwin_pkt(&w, 0)->nretx, 1);
+}
+
+static void test_spurious_retransmission_counted(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_retransmit(&w, 50, 0, 1);	/* a probe, say */
+	/* the original arrives: echo without RETX */
+	ack_list(1, NULL, 0, &a);
+	a.echo_psn = 0;
+	assert_int_equal(mr_txwin_ack(&w, 60, &a, NULL, NULL, &r), 0);
+	assert_int_equal(w.stat_spurious, 1);
+	/* ambiguous: no RTT sample from a retransmitted packet's echo without RETX */
+	assert_false(r.echo_rtt_valid);
+
+	/* an echo with RETX for a retransmitted packet is a valid sample */
+	mr_txwin_retransmit(&w, 70, 1, 1);
+	ack_list(2, NULL, 0, &a);
+	a.echo_psn = 1;
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 80, &a, NULL, NULL, &r), 0);
+	assert_true(r.echo_rtt_valid);
+	assert_int_equal(r.echo_rtt_ns, 10);
+	assert_int_equal(w.stat_spurious, 1);
+}
+
+static void test_reordering_tolerance_adapts(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[4] = { 1, 2, 3, 4 };
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	assert_int_equal(w.reo_dup, MR_REO_PATH_DUP);
+	for (i = 0; i < 6; i++)
+		mr_txwin_send(&w, i, 0, 0, 0, 100);
+	ack_list(0, psns, 3, &a);
+	mr_txwin_ack(&w, 10, &a, NULL, NULL, &r);
+	assert_int_equal(mr_txwin_detect(&w, 10, 1000 * US, log_lost, &lost), 1);
+	mr_txwin_retransmit(&w, 11, 0, 1);
+	/* the original of 0 arrives after all (echo without RETX): it was reordering */
+	ack_list(1, psns, 4, &a);
+	a.echo_psn = 0;
+	mr_txwin_ack(&w, 12, &a, NULL, NULL, &r);
+	assert_int_equal(w.stat_spurious, 1);
+	assert_int_equal(w.reo_dup, 2 * MR_REO_PATH_DUP);
+	assert_int_equal(w.reo_mult, 2);
+
+	/* now three later packets on the path no longer make a loss; six do */
+	for (i = 0; i < 8; i++)
+		mr_txwin_send(&w, 20 + i, 2, 0, 0, 100);	/* psn 6..13, path 2 */
+	{
+		u32 sk[] = { 7, 8, 9 };
+
+		ack_list(5, sk, 3, &a);
+		mr_txwin_ack(&w, 30, &a, NULL, NULL, &r);
+		assert_int_equal(mr_txwin_detect(&w, 30, 1000 * US, log_lost, &lost), 0);
+	}
+	{
+		u32 sk[] = { 7, 8, 9, 10, 11, 12 };
+
+		ack_list(5, sk, 6, &a);
+		mr_txwin_ack(&w, 31, &a, NULL, NULL, &r);
+		assert_int_equal(mr_txwin_detect(&w, 31, 1000 * US, log_lost, &lost), 1);
+	}
+
+	/* a long calm relaxes the tolerance back towards the defaults */
+	w.reo_calm = MR_REO_CALM_PKTS - 1;
+	mr_txwin_retransmit(&w, 40, 5, 3);
+	mr_txwin_retransmit(&w, 40, 6, 3);
+	ack_list(14, NULL, 0, &a);
+	a.echo_psn = 13;
+	mr_txwin_ack(&w, 50, &a, NULL, NULL, &r);
+	assert_int_equal(w.reo_dup, MR_REO_PATH_DUP);
+	assert_int_equal(w.reo_mult, 1);
+}
+
+static void test_tail_loss_probe_then_rto(void **state)
+{
+	struct mr_txwin w;
+	struct lost_log lost = { 0 };
+	u64 pto = mr_txwin_pto(20 * US), rto;
+	u32 probe = 0;
+
+	(void)state;
+	assert_int_equal(pto, 40 * US);
+	assert_int_equal(mr_txwin_pto(1 * US), MR_TLP_MIN_NS);
+	mr_txwin_init(&w, 10, 7);
+	assert_int_equal(mr_txwin_deadline(&w, pto, 1), U64_MAX);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	rto = mr_txwin_rto(&w, 20 * US, 5 * US);
+	assert_int_equal(rto, MR_RTO_MIN_NS);	/* 20 + 4 x 5 = 40 us < 100 us */
+
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), pto);
+	assert_int_equal(fire(&w, pto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, pto, pto, rto, &lost, &probe), MR_TMR_TLP);
+	assert_int_equal(probe, 12);	/* the tail */
+	mr_txwin_retransmit(&w, pto, probe, 1);
+	assert_int_equal(fire(&w, 2 * pto, pto, rto, &lost, &probe), MR_TMR_TLP);
+	mr_txwin_retransmit(&w, 2 * pto, probe, 2);
+	/* two probes, then only the RTO is left */
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);
+	assert_int_equal(fire(&w, rto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_RTO);
+	assert_int_equal(lost.n, 3);
+	assert_int_equal(w.nlost, 3);
+	assert_int_equal(w.stat_tlp, 2);
+	assert_int_equal(w.backoff, 1);
+	assert_int_equal(mr_txwin_rto(&w, 20 * US, 5 * US), 2 * MR_RTO_MIN_NS);
+}
+
+static void test_rto_backoff_and_retry_limit(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u64 now = 0, rto;
+	u32 probe, i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 3);	/* retry_cnt 3 */
+	/* no RTT sample yet: initial RTO */
+	assert_int_equal(mr_txwin_rto(&w, 0, 0), MR_RTO_INIT_NS);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	for (i = 0; i < 3; i++) {
+		rto = mr_txwin_rto(&w, 200 * US, 0);
+		assert_int_equal(rto, (200 * US) << i);
+		now += rto;
+		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
+		assert_int_equal(w.retries, i + 1);
+		/* retransmit everything, as the connection would */
+		while (mr_txwin_next_lost(&w, &probe))
+			mr_txwin_retransmit(&w, now, probe, 0);
+	}
+	/* progress resets the backoff and the retry count */
+	ack_list(1, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, now, &a, NULL, NULL, &r), 0);
+	assert_int_equal(w.backoff, 0);
+	assert_int_equal(w.retries, 0);
+	/* four RTOs without progress exceed retry_cnt 3 */
+	for (i = 0; i < 3; i++) {
+		rto = mr_txwin_rto(&w, 200 * US, 0);
+		now += rto;
+		assert_int_equal(fire(&w, now - 1, U64_MAX / 4, rto, &lost, &probe), MR_TMR_NONE);
+		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
+	}
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	now += rto;
+	assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_FAILED);
+
+	/* the RTO never exceeds its maximum */
+	w.backoff = 16;
+	assert_int_equal(mr_txwin_rto(&w, 10 * MR_NSEC_PER_MSEC, 0), MR_RTO_MAX_NS);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_window_cap),
+	cmocka_unit_test(test_ack_validation),
+	cmocka_unit_test(test_dup_and_old_acks),
+	cmocka_unit_test(test_spraying_without_loss_is_not_loss),
+	cmocka_unit_test(test_spraying_with_loss_finds_exactly_the_losses),
+	cmocka_unit_test(test_same_path_distance),
+	cmocka_unit_test(test_time_rule_and_reorder_deadline),
+	cmocka_unit_test(test_retransmit_selection),
+	cmocka_unit_test(test_lost_retransmission_detected_again),
+	cmocka_unit_test(test_spurious_retransmission_counted),
+	cmocka_unit_test(test_reordering_tolerance_adapts),
+	cmocka_unit_test(test_tail_loss_probe_then_rto),
+	cmocka_unit_test(test_rto_backoff_and_retry_limit),
+};
+
+int main(void)
+{
+	return mr_unit_run(__FILE__, tests, ARRAY_SIZE(tests));
+}
