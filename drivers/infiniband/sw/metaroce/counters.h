@@ -30,6 +30,33 @@ enum metaroce_counter {
 	METAROCE_CNT_RX_MALFORMED,	/* dropped: failed validation */
 	METAROCE_CNT_RNR_NAK_TX,
 	METAROCE_CNT_RNR_NAK_RX,
+	/* The datapath: every segment it moves, whatever the transport makes of it. */
+	METAROCE_CNT_DP_TX_PACKETS,	/* segments handed to the network */
+	METAROCE_CNT_DP_TX_BYTES,	/* their UDP payload bytes */
+	METAROCE_CNT_DP_TX_DROPPED,	/* refused: no route, too large, no memory */
+	METAROCE_CNT_DP_RX_PACKETS,	/* segments handed to the transport */
+	METAROCE_CNT_DP_RX_BYTES,	/* their UDP payload bytes */
+	/* Receive drops of the transport other than malformed packets. */
+	METAROCE_CNT_RX_NO_CONN,	/* valid packet for no known connection */
+	METAROCE_CNT_RX_NOMEM,		/* could not linearize */
+	/* Malformed packets by first failed check, in enum mr_perr order. */
+	METAROCE_CNT_RX_ERR_SHORT,
+	METAROCE_CNT_RX_ERR_ICRC,
+	METAROCE_CNT_RX_ERR_VERSION,
+	METAROCE_CNT_RX_ERR_OPCODE,
+	METAROCE_CNT_RX_ERR_FLAGS,
+	METAROCE_CNT_RX_ERR_QPN,
+	METAROCE_CNT_RX_ERR_TRUNC,
+	METAROCE_CNT_RX_ERR_LENGTH,
+	METAROCE_CNT_RX_ERR_PAYLEN,
+	METAROCE_CNT_RX_ERR_STREAM,
+	METAROCE_CNT_RX_ERR_PATH,
+	METAROCE_CNT_RX_ERR_PSN,
+	METAROCE_CNT_RX_ERR_MSG,
+	METAROCE_CNT_RX_ERR_ALIGN,
+	METAROCE_CNT_RX_ERR_RSVD,
+	METAROCE_CNT_RX_ERR_ACK,
+	METAROCE_CNT_RX_ERR_NAK,
 	METAROCE_CNT_MAX
 };
 

@@ -8,10 +8,9 @@
  * software one (UDP sockets in the namespace of the device's netdev) and a
  * Pensando firmware one. Nothing here knows the wire format.
  *
- * Life cycle (to be wired when the first datapath lands; mdev->dp stays NULL
- * until then): the device opens its datapath when it is registered and
- * closes it before dealloc_driver returns; after close() returns, the
- * datapath calls nothing of the device and holds no skb or reference of it.
+ * Life cycle: the device opens its datapath just before it is registered
+ * and closes it in dealloc_driver; after close() returns, the datapath
+ * calls nothing of the device and holds no skb or reference of it.
  */
 
 #ifndef METAROCE_DATAPATH_H
@@ -32,11 +31,11 @@ struct metaroce_datapath;
  * RoCE v2 GIDs); the datapath picks the family from the destination.
  */
 struct metaroce_dp_dest {
-	struct in6_addr saddr;
+	struct in6_addr saddr;	/* unspecified: the route chooses */
 	struct in6_addr daddr;
 	__be16 sport;		/* the path: chosen by the transport */
-	u8 tos;			/* DSCP and ECN codepoint (ECT(0) normally) */
-	u8 hop_limit;
+	u8 tos;			/* DSCP; the datapath sets ECN to ECT(0) */
+	u8 hop_limit;		/* 0: the route's default */
 	__be32 flow_label;	/* IPv6 only; 0 lets the stack choose */
 };
 

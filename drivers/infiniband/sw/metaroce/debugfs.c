@@ -56,6 +56,7 @@ void metaroce_debugfs_add_dev(struct metaroce_dev *mdev)
 	debugfs_create_file("info", 0400, mdev->debugfs, mdev, &info_fops);
 	debugfs_create_file("counters", 0400, mdev->debugfs, mdev,
 			    &counters_fops);
+	metaroce_xmit_test_add(mdev);
 }
 
 /* Waits for readers of the device's files to finish. */

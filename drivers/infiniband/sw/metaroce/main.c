@@ -11,7 +11,7 @@
  * destroyed, and on module unload.
  *
  * Namespaces: a device works in the namespace of its netdev (metaroce_net()),
- * where its datapath sockets will live. How the ib_device itself is visible
+ * where its datapath sockets live (datapath_udp.c). How the ib_device itself is visible
  * is ib_core's netns mode: shared (the default) shows every device in every
  * namespace; in exclusive mode ib_core places every new device in init_net
  * and offers drivers no way to change that.
@@ -24,6 +24,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "metaroce.h"
+#include "datapath_udp.h"
 
 /*
  * Every MetaRoCE device from allocation in metaroce_newlink() until
@@ -66,6 +67,12 @@ void metaroce_dealloc_driver(struct ib_device *ibdev)
 
 	metaroce_debugfs_del_dev(mdev);
 
+	/* After the debugfs files, which may transmit; nothing else does now. */
+	if (mdev->dp) {
+		mdev->dp->ops->close(mdev->dp);
+		mdev->dp = NULL;
+	}
+
 	/* ib_core destroyed every MR before this point. */
 	WARN_ON(!xa_empty(&mdev->mr_xa));
 	xa_destroy(&mdev->mr_xa);
@@ -95,6 +102,14 @@ static int metaroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	spin_unlock(&metaroce_devices_lock);
 
 	metaroce_mark_name_assigned_by_user(&mdev->ibdev);
+
+	/*
+	 * Before registration, so that a registered device always has its
+	 * datapath; dealloc_driver closes it on every path from here.
+	 */
+	ret = metaroce_udp_dp_ops.open(mdev, &mdev->dp);
+	if (ret)
+		goto err_dealloc;
 
 	/*
 	 * Once registered, the device can be unregistered and freed by

@@ -275,4 +275,7 @@ void metaroce_debugfs_exit(void);
 void metaroce_debugfs_add_dev(struct metaroce_dev *mdev);
 void metaroce_debugfs_del_dev(struct metaroce_dev *mdev);
 
+/* xmit_test.c */
+void metaroce_xmit_test_add(struct metaroce_dev *mdev);
+
 #endif /* METAROCE_H */

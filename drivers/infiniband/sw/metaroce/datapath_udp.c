@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE: the software datapath, segments in UDP over the device's netdev.
+ *
+ * Sockets: one kernel UDP tunnel socket pair (IPv4, and IPv6 if the kernel
+ * has it) per (namespace, port), shared by every device of that namespace
+ * and demultiplexed by destination address. Sockets bound to each device's
+ * netdev would not do: a packet between two devices of one namespace (or one
+ * kernel, through a shared namespace) arrives on lo, where no socket bound
+ * to the netdev matches, and the stack would answer "port unreachable". The
+ * address a packet is sent to names the netdev that owns it, whichever
+ * interface it came in on, and so the device.
+ *
+ * A device's namespace is that of its netdev, fixed for the device's life:
+ * a netdev leaving the namespace takes its device with it (main.c), so the
+ * sockets never move.
+ */
+
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <metaroce/wire.h>
+
+#include "metaroce.h"
+#include "datapath_udp.h"
+
+static ushort udp_port = MR_UDP_PORT;
+module_param(udp_port, ushort, 0644);
+MODULE_PARM_DESC(udp_port,
+		 "UDP destination port of devices created from now on (default 4793)");
+
+/* The sockets of one (namespace, port), shared by the devices there. */
+struct metaroce_udp_sock {
+	struct list_head node;		/* on metaroce_udp_socks */
+	struct net *net;		/* no reference: see metaroce_udp_open() */
+	__be16 port;
+	unsigned int users;		/* devices; under metaroce_udp_lock */
+	struct socket *sock4;
+	struct socket *sock6;		/* NULL if IPv6 is not available */
+	struct list_head devs;		/* metaroce_udp_dp.node; RCU readers */
+};
+
+struct metaroce_udp_dp {
+	struct metaroce_datapath dp;
+	struct metaroce_udp_sock *us;
+	struct list_head node;		/* on us->devs */
+};
+
+static LIST_HEAD(metaroce_udp_socks);
+static DEFINE_MUTEX(metaroce_udp_lock);	/* the list, users, devs writers */
+
+static struct metaroce_udp_dp *to_udp_dp(struct metaroce_datapath *dp)
+{
+	return container_of(dp, struct metaroce_udp_dp, dp);
+}
+
+/* The device whose netdev owns @daddr; RCU read side. */
+static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
+					       const struct in6_addr *daddr)
+{
+	struct metaroce_udp_dp *udp;
+	struct net_device *ndev;
+
+	if (ipv6_addr_v4mapped(daddr))
+		ndev = __ip_dev_find(us->net, daddr->s6_addr32[3], false);
+	else if (IS_ENABLED(CONFIG_IPV6))
+		ndev = ipv6_dev_find(us->net, daddr, NULL);
+	else
+		ndev = NULL;
+	if (!ndev)
+		return NULL;
+
+	list_for_each_entry_rcu(udp, &us->devs, node)
+		if (udp->dp.mdev->ndev == ndev)
+			return udp->dp.mdev;
+	return NULL;
+}
+
+/*
+ * encap_rcv of both sockets, in softirq under rcu_read_lock. skb->data is at
+ * the UDP header; the stack has checked the UDP length and checksum and
+ * trimmed the skb to the datagram. Returns 0: the skb is always consumed.
+ */
+static int metaroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct metaroce_udp_sock *us = rcu_dereference_sk_user_data(sk);
+	struct metaroce_dp_rx_info info;
+	struct metaroce_dev *mdev;
+	u8 dsfield;
+
+	if (!us)
+		goto drop;
+
+	info.sport = udp_hdr(skb)->source;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(iph->saddr, &info.saddr);
+		ipv6_addr_set_v4mapped(iph->daddr, &info.daddr);
+		dsfield = iph->tos;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		info.saddr = ip6h->saddr;
+		info.daddr = ip6h->daddr;
+		dsfield = ipv6_get_dsfield(ip6h);
+	} else {
+		goto drop;
+	}
+	info.ecn = dsfield & INET_ECN_MASK;
+
+	mdev = metaroce_udp_demux(us, &info.daddr);
+	if (!mdev)
+		goto drop;	/* no device owns the address: not ours */
+
+	__skb_pull(skb, sizeof(struct udphdr));
+	metaroce_count(&mdev->counters, METAROCE_CNT_DP_RX_PACKETS);
+	metaroce_count_add(&mdev->counters, METAROCE_CNT_DP_RX_BYTES, skb->len);
+	metaroce_dp_rcv(mdev, skb, &info);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *metaroce_udp_sock_create(struct net *net, __be16 port,
+					       bool ipv6,
+					       struct metaroce_udp_sock *us)
+{
+	struct udp_tunnel_sock_cfg tnl_cfg = {
+		.sk_user_data = us,
+		.encap_type = 1,
+		.encap_rcv = metaroce_udp_encap_rcv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = port,
+	};
+	struct socket *sock;
+	int ret;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+	} else {
+		cfg.family = AF_INET;
+	}
+
+	ret = udp_sock_create(net, &cfg, &sock);
+	if (ret < 0)
+		return ERR_PTR(ret);
+
+	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
+	return sock;
+}
+
+/* The sockets of (@net, @port), created on first use; under metaroce_udp_lock. */
+static struct metaroce_udp_sock *metaroce_udp_sock_get(struct net *net,
+						       __be16 port)
+{
+	struct metaroce_udp_sock *us;
+	struct socket *sock;
+
+	list_for_each_entry(us, &metaroce_udp_socks, node) {
+		if (net_eq(us->net, net) && us->port == port) {
+			us->users++;
+			return us;
+		}
+	}
+
+	us = kzalloc(sizeof(*us), GFP_KERNEL);
+	if (!us)
+		return ERR_PTR(-ENOMEM);
+	us->net = net;
+	us->port = port;
+	us->users = 1;
+	INIT_LIST_HEAD(&us->devs);
+
+	sock = metaroce_udp_sock_create(net, port, false, us);
+	if (IS_ERR(sock)) {
+		kfree(us);
+		return ERR_CAST(sock);
+	}
+	us->sock4 = sock;
+
+	/* A kernel without IPv6 (ipv6.disable=1) still carries IPv4. */
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sock = metaroce_udp_sock_create(net, port, true, us);
+		if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
+			udp_tunnel_sock_release(us->sock4);
+			synchronize_net();
+			kfree(us);
+			return ERR_CAST(sock);
+		}
+		us->sock6 = IS_ERR(sock) ? NULL : sock;
+	}
+
+	list_add(&us->node, &metaroce_udp_socks);
+	return us;
+}
+
+/* Under metaroce_udp_lock. */
+static void metaroce_udp_sock_put(struct metaroce_udp_sock *us)
+{
+	if (--us->users)
+		return;
+
+	list_del(&us->node);
+	if (us->sock6)
+		udp_tunnel_sock_release(us->sock6);
+	udp_tunnel_sock_release(us->sock4);
+	/*
+	 * A receiver that found a socket before its release may still be in
+	 * metaroce_udp_encap_rcv(), reading us: wait for it, which also keeps
+	 * the module from going away under it.
+	 */
+	synchronize_net();
+	kfree(us);
+}
+
+/*
+ * The namespace is not referenced: kernel sockets do not hold it, and a
+ * namespace going away removes its devices (and so closes their datapaths)
+ * in metaroce_net_exit() before it is freed.
+ */
+static int metaroce_udp_open(struct metaroce_dev *mdev,
+			     struct metaroce_datapath **dpp)
+{
+	struct metaroce_udp_sock *us;
+	struct metaroce_udp_dp *udp;
+
+	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
+	if (!udp)
+		return -ENOMEM;
+	udp->dp.ops = &metaroce_udp_dp_ops;
+	udp->dp.mdev = mdev;
+
+	mutex_lock(&metaroce_udp_lock);
+	us = metaroce_udp_sock_get(metaroce_net(mdev),
+				   htons(READ_ONCE(udp_port)));
+	if (IS_ERR(us)) {
+		mutex_unlock(&metaroce_udp_lock);
+		kfree(udp);
+		return PTR_ERR(us);
+	}
+	udp->us = us;
+	list_add_tail_rcu(&udp->node, &us->devs);
+	mutex_unlock(&metaroce_udp_lock);
+
+	*dpp = &udp->dp;
+	return 0;
+}
+
+static void metaroce_udp_close(struct metaroce_datapath *dp)
+{
+	struct metaroce_udp_dp *udp = to_udp_dp(dp);
+
+	mutex_lock(&metaroce_udp_lock);
+	list_del_rcu(&udp->node);
+	mutex_unlock(&metaroce_udp_lock);
+
+	/*
+	 * Receivers that found the device, and transmitters (which run under
+	 * rcu_read_lock_bh), are done after this; none starts again.
+	 */
+	synchronize_net();
+
+	mutex_lock(&metaroce_udp_lock);
+	metaroce_udp_sock_put(udp->us);
+	mutex_unlock(&metaroce_udp_lock);
+
+	kfree(udp);
+}
+
+/* The outer headers of the larger family, so that one value serves both. */
+static unsigned int metaroce_udp_max_segment(struct metaroce_datapath *dp)
+{
+	unsigned int mtu = READ_ONCE(dp->mdev->ndev->mtu);
+	unsigned int outer = sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+
+	return mtu > outer ? mtu - outer : 0;
+}
+
+/*
+ * The ECN field is the datapath's: always ECT(0) (the spec requires it for
+ * data and recommends it for ACK and NAK), whatever @tos carries there.
+ */
+static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
+{
+	return (dest->tos & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+}
+
+/*
+ * Segments leave through the device's netdev (the flow's oif), except to an
+ * address of the namespace itself: another device there, or this one, is
+ * reached through lo, and a route bound to the netdev would not exist.
+ *
+ * The flow includes both ports so that ECMP (fib_multipath_hash_policy 1)
+ * spreads the paths. A route per packet: caching a dst per path is the
+ * connection's job once it exists.
+ */
+static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
+			    const struct in6_addr *daddr)
+{
+	struct net *net = udp->us->net;
+	bool local;
+
+	if (ipv6_addr_v4mapped(daddr))
+		local = __ip_dev_find(net, daddr->s6_addr32[3], false);
+	else
+		local = ipv6_chk_addr(net, daddr, NULL, 0);
+	return local ? 0 : udp->dp.mdev->ndev->ifindex;
+}
+
+static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
+			      const struct metaroce_dp_dest *dest)
+{
+	struct sock *sk = udp->us->sock4->sk;
+	u8 tos = metaroce_udp_tos(dest);
+	struct flowi4 fl4 = {
+		.flowi4_oif = metaroce_udp_oif(udp, &dest->daddr),
+		.flowi4_tos = RT_TOS(tos),
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = dest->daddr.s6_addr32[3],
+		.saddr = dest->saddr.s6_addr32[3],
+		.fl4_sport = dest->sport,
+		.fl4_dport = udp->us->port,
+	};
+	struct rtable *rt;
+	u8 ttl;
+
+	rt = ip_route_output_key(udp->us->net, &fl4);
+	if (IS_ERR(rt))
+		return -ENETUNREACH;
+
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
+			 sizeof(struct iphdr) + sizeof(struct udphdr))) {
+		ip_rt_put(rt);
+		return -ENOBUFS;
+	}
+
+	ttl = dest->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
+	/* Takes the route reference. */
+	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos, ttl,
+			    htons(IP_DF), dest->sport, udp->us->port, false,
+			    false);
+	return 0;
+}
+
+static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
+			      const struct metaroce_dp_dest *dest)
+{
+	u8 tos = metaroce_udp_tos(dest);
+	struct flowi6 fl6 = {
+		.flowi6_oif = metaroce_udp_oif(udp, &dest->daddr),
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = dest->daddr,
+		.saddr = dest->saddr,
+		.flowlabel = ip6_make_flowinfo(tos, dest->flow_label),
+		.fl6_sport = dest->sport,
+		.fl6_dport = udp->us->port,
+	};
+	struct dst_entry *dst;
+	struct sock *sk;
+	u8 ttl;
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !udp->us->sock6)
+		return -ENETUNREACH;
+	sk = udp->us->sock6->sk;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(udp->us->net, sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return -ENETUNREACH;
+
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) +
+			 sizeof(struct ipv6hdr) + sizeof(struct udphdr))) {
+		dst_release(dst);
+		return -ENOBUFS;
+	}
+
+	ttl = dest->hop_limit ?: ip6_dst_hoplimit(dst);
+	/* Takes the dst reference; always checksummed, as IPv6 requires. */
+	metaroce_udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &fl6.saddr,
+				      &fl6.daddr, tos, ttl, dest->flow_label,
+				      dest->sport, udp->us->port, false);
+	return 0;
+}
+
+static int metaroce_udp_xmit(struct metaroce_datapath *dp, struct sk_buff *skb,
+			     const struct metaroce_dp_dest *dest)
+{
+	struct metaroce_udp_dp *udp = to_udp_dp(dp);
+	struct metaroce_counters *cnt = &dp->mdev->counters;
+	unsigned int len = skb->len;
+	int ret;
+
+	if (len > metaroce_udp_max_segment(dp)) {
+		ret = -EMSGSIZE;
+		goto drop;
+	}
+
+	/* A fresh packet to the stack: no state of an earlier owner. */
+	skb_scrub_packet(skb, false);
+	skb->protocol = ipv6_addr_v4mapped(&dest->daddr) ? htons(ETH_P_IP) :
+							  htons(ETH_P_IPV6);
+
+	rcu_read_lock_bh();
+	if (skb->protocol == htons(ETH_P_IP))
+		ret = metaroce_udp_xmit4(udp, skb, dest);
+	else
+		ret = metaroce_udp_xmit6(udp, skb, dest);
+	rcu_read_unlock_bh();
+	if (ret)
+		goto drop;
+
+	metaroce_count(cnt, METAROCE_CNT_DP_TX_PACKETS);
+	metaroce_count_add(cnt, METAROCE_CNT_DP_TX_BYTES, len);
+	return 0;
+
+drop:
+	metaroce_count(cnt, METAROCE_CNT_DP_TX_DROPPED);
+	kfree_skb(skb);
+	return ret;
+}
+
+const struct metaroce_datapath_ops metaroce_udp_dp_ops = {
+	.name = "udp",
+	.open = metaroce_udp_open,
+	.close = metaroce_udp_close,
+	.max_segment = metaroce_udp_max_segment,
+	.xmit = metaroce_udp_xmit,
+};

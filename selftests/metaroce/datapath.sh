@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM selftest: the software datapath (datapath_udp.c) and the first receive stage (rcv.c).
+#
+#   Segments from debugfs xmit_test reach the peer over IPv4 and IPv6, one UDP source port
+#   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
+#   dropped; a CE mark on the way is counted; two devices in one namespace share the port
+#   and each gets its own packets, also over lo; deleting devices and unloading the module
+#   while packets flow leaves no device and no socket behind.
+#
+# Run as root inside the test VM:
+#   tools/testing/vm/run -- selftests/metaroce/datapath.sh
+# The harness fails the run on any kernel WARNING, BUG, KASAN or lockdep report.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=selftests/metaroce/lib.sh
+. "$TOP/selftests/metaroce/lib.sh"
+require_vm
+
+PORT=4793
+PY=/usr/bin/python3
+SNIFF=/tmp/datapath-sniff.$$
+
+# counter DEV NAME: one counter of DEV, as "rdma statistic" shows it.
+counter() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
+}
+
+# xmit NODE DEV "ADDR SPORT COUNT [PATHS]": send test segments from DEV. The write is done
+# from here: "ip netns exec" remounts /sys without debugfs, and DEV sends from its own
+# namespace whoever writes.
+xmit() {
+	echo "$3" >"/sys/kernel/debug/metaroce/$2/xmit_test"
+}
+
+# rises DEV NAME N CMD...: CMD makes counter NAME of DEV rise by exactly N.
+rises() {
+	local dev=$1 name=$2 want=$3 before after i
+	shift 3
+	before=$(counter "$dev" "$name")
+	"$@" || return
+	for i in $(seq 50); do
+		after=$(counter "$dev" "$name")
+		[ $((after - before)) -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.2
+	after=$(counter "$dev" "$name")
+	[ $((after - before)) -eq "$want" ] && return 0
+	echo "$dev $name went from $before to $after, expected +$want"
+	return 1
+}
+
+# The sniffer: prints "SPORT ECN DF" for each UDP datagram to $PORT seen on an interface.
+cat >"$SNIFF.py" <<'EOF'
+import socket, struct, sys
+ifname, count, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((ifname, 0))
+s.settimeout(10)
+print("ready", flush=True)
+seen = 0
+while seen < count:
+    f = s.recv(65535)
+    et = struct.unpack("!H", f[12:14])[0]
+    if et == 0x0800 and f[23] == 17:
+        ihl = (f[14] & 15) * 4
+        tos, df = f[15], (struct.unpack("!H", f[20:22])[0] >> 14) & 1
+        udp = f[14 + ihl:]
+    elif et == 0x86dd and f[20] == 17:
+        tos, df = (struct.unpack("!H", f[14:16])[0] >> 4) & 0xff, 1
+        udp = f[54:]
+    else:
+        continue
+    sport, dport = struct.unpack("!HH", udp[:4])
+    if dport == port:
+        print(sport, tos & 3, df, flush=True)
+        seen += 1
+EOF
+
+# The bad sender: one datagram of a kind to ADDR:PORT.
+cat >"$SNIFF.bad.py" <<'EOF'
+import socket, struct, sys
+addr, port, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+body = bytearray(40)
+body[0], body[1] = 1, 0x01          # version 1, SEND
+if kind == "short":
+    pkt = bytes(10)
+elif kind == "version":
+    body[0] = 2
+    pkt = bytes(body) + struct.pack("!I", crc32c(body))
+elif kind == "icrc":
+    pkt = bytes(body) + struct.pack("!I", crc32c(body) ^ 1)
+fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+socket.socket(fam, socket.SOCK_DGRAM).sendto(pkt, (addr, port))
+EOF
+
+datapath_cleanup() {
+	rm -f "$SNIFF" "$SNIFF".* /tmp/datapath-add.$$
+	[ -n "${FLOOD:-}" ] && kill "$FLOOD" 2>/dev/null
+	cleanup
+}
+trap datapath_cleanup EXIT
+
+# sniff NODE IF COUNT CMD...: run CMD while sniffing COUNT datagrams on IF; leaves them in
+# $SNIFF.out.
+sniff() {
+	local node=$1 dev=$2 count=$3 pid i
+	shift 3
+	on "$node" "$PY" "$SNIFF.py" "$dev" "$count" "$PORT" >"$SNIFF.out" 2>&1 &
+	pid=$!
+	for i in $(seq 50); do
+		grep -q ready "$SNIFF.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	"$@" || return
+	wait "$pid" || { cat "$SNIFF.out"; return 1; }
+	sed -i '/^ready$/d' "$SNIFF.out"
+}
+
+paths_distinct() { # paths_distinct N: N distinct source ports among the sniffed datagrams
+	[ "$(cut -d' ' -f1 "$SNIFF.out" | sort -u | wc -l)" -eq "$1" ] || { cat "$SNIFF.out"; return 1; }
+}
+all_ect0() { # every sniffed datagram ECT(0) (ECN field 2) and, for IPv4, DF
+	! grep -qv ' 2 1$' "$SNIFF.out" || { cat "$SNIFF.out"; return 1; }
+}
+
+bad() { on b "$PY" "$SNIFF.bad.py" "$1" "$PORT" "$2"; }
+
+no_port_socket() { # no UDP socket on $PORT in any node
+	local node
+	for node in - a b; do
+		[ -z "$(on "$node" ss -Hlun "sport = :$PORT")" ] || { on "$node" ss -lun; return 1; }
+	done
+}
+
+ktap_plan 18
+
+node_add a
+node_add b
+link_add a eth0 10.0.0.1 b eth0 10.0.0.2
+link_add a eth1 10.0.1.1 b eth1 10.0.1.2
+ip -n a addr add fd00::1/64 dev eth0 nodad
+ip -n b addr add fd00::2/64 dev eth0 nodad
+add_devices() { rdma_add metaroce mra a eth0 && rdma_add metaroce mrb b eth0 &&
+	rdma_add metaroce mrb2 b eth1; }
+# Not in a subshell: cleanup must see RDMA_LINKS.
+if add_devices >/tmp/datapath-add.$$ 2>&1; then
+	ktap_ok "devices on both nodes, and a second one on b"
+else
+	sed 's/^/# /' /tmp/datapath-add.$$
+	ktap_fail "devices on both nodes, and a second one on b"
+fi
+socks_in_b() { [ "$(on b ss -Hlun "sport = :$PORT" | wc -l)" -eq 2 ] || on b ss -lun; }
+ktap_check "one UDP socket per family on port $PORT in b for its two devices" socks_in_b
+
+ktap_check "IPv4: 12 segments from a arrive at b" \
+	rises mrb dp_rx_packets 12 sniff b eth0 12 xmit a mra "10.0.0.2 50000 12 4"
+ktap_check "IPv4: four paths, four UDP source ports" paths_distinct 4
+ktap_check "IPv4: ECT(0) and DF on every segment" all_ect0
+ktap_check "valid segments without a QP are counted as no connection" \
+	rises mrb rx_no_conn_dropped 5 xmit a mra "10.0.0.2 50000 5"
+ktap_check "a counts what it sent" rises mra dp_tx_packets 7 xmit a mra "10.0.0.2 50100 7 7"
+
+ipv6_paths() {
+	rises mrb dp_rx_packets 6 sniff b eth0 6 xmit a mra "fd00::2 51000 6 3" &&
+		paths_distinct 3 && all_ect0
+}
+ktap_check "IPv6: 6 segments over 3 paths arrive at b with ECT(0)" ipv6_paths
+
+ktap_check "a truncated datagram is counted as short and dropped" \
+	rises mrb rx_err_short 1 bad 10.0.0.2 short
+ktap_check "a bad version is counted and dropped" rises mrb rx_err_version 1 bad 10.0.0.2 version
+ktap_check "a bad ICRC is counted and dropped" rises mrb rx_err_icrc 1 bad fd00::2 icrc
+malformed_is() { [ "$(counter mrb rx_malformed_dropped)" -eq "$1" ] || counter mrb rx_malformed_dropped; }
+ktap_check "each of the three is malformed" malformed_is 3
+
+# CE on the path: a pedit action on a's egress rewrites the ECN field, csum fixes the header.
+if modprobe act_pedit 2>/dev/null && modprobe act_csum 2>/dev/null &&
+   modprobe cls_u32 2>/dev/null && on a tc qdisc add dev eth0 clsact 2>/dev/null &&
+   on a tc filter add dev eth0 egress protocol ip u32 match ip protocol 17 0xff \
+	action pedit ex munge ip tos set 3 pipe action csum ip 2>/dev/null; then
+	ktap_check "CE marked on the path is reported" \
+		rises mrb ecn_marked_rx 4 xmit a mra "10.0.0.2 52000 4 2"
+	on a tc qdisc del dev eth0 clsact
+else
+	ktap_skip "CE marked on the path is reported" "no tc pedit/csum actions"
+fi
+
+ktap_check "two devices in b: segments for eth1's address go to mrb2" \
+	rises mrb2 dp_rx_packets 5 xmit a mra "10.0.1.2 53000 5"
+ktap_check "device to device in one namespace, over lo" \
+	rises mrb2 dp_rx_packets 3 xmit b mrb "10.0.1.2 53000 3"
+ktap_check "a device to itself" rises mrb dp_rx_packets 4 xmit b mrb "10.0.0.2 53000 4 2"
+
+# Traffic in both directions while the devices go, then the module.
+(
+	while :; do
+		xmit a mra "10.0.0.2 54000 200 8" 2>/dev/null
+		xmit b mrb "10.0.0.1 54000 200 8" 2>/dev/null
+		on b "$PY" "$SNIFF.bad.py" 10.0.0.2 "$PORT" icrc 2>/dev/null
+	done
+) &
+FLOOD=$!
+sleep 1
+on b rdma link delete mrb
+sleep 0.5
+on a rdma link delete mra
+sleep 0.5
+kill "$FLOOD"
+wait "$FLOOD" 2>/dev/null
+FLOOD=
+RDMA_LINKS=()
+unload() { on b rdma link delete mrb2 && modprobe -r metaroce && ! grep -q '^metaroce ' /proc/modules; }
+ktap_check "the last device goes and the module unloads" unload
+ktap_check "no UDP socket left on port $PORT" no_port_socket
+
+ktap_finish
