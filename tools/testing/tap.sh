@@ -10,9 +10,10 @@ TAP_FAILED=${TAP_FAILED:-0}
 TAP_SKIPPED=${TAP_SKIPPED:-0}
 
 tap_run() {
-	local name=$1 limit=$2 out rc=0 counts pass fail skip plan seen
+	local name=$1 limit=$2 out rc=0 counts pass fail skip plan seen t0
 	shift 2
 	echo "# selftest: $name"
+	t0=$(date +%s)
 	out=$(mktemp)
 	timeout -k 10 "$limit" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
@@ -43,5 +44,5 @@ tap_run() {
 	TAP_PASSED=$((TAP_PASSED + pass))
 	TAP_FAILED=$((TAP_FAILED + fail))
 	TAP_SKIPPED=$((TAP_SKIPPED + skip))
-	echo "# $name: $pass passed, $fail failed, $skip skipped"
+	echo "# $name: $pass passed, $fail failed, $skip skipped ($(( $(date +%s) - t0 ))s)"
 }
