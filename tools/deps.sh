@@ -89,37 +89,18 @@ fetch_kernel_image() {
 	touch "$dir/.complete"
 }
 
-# The kernel tree we read and build peers from: siw (not built in Debian's kernels) and
-# checkpatch.pl. Only the parts we use are unpacked.
-unpack_kernel_source() {
-	local dst="$CACHE/linux-source-6.12" tarball
+# unpack_source VERSION PATH...: the parts of linux-source-VERSION's tarball the project uses,
+# into $CACHE/linux-source-VERSION.
+unpack_source() {
+	local ver=$1 dst="$CACHE/linux-source-$1" tarball
+	shift
 	[ -e "$dst/.complete" ] && return
-	tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n 1)
-	[ -n "$tarball" ] || { log "linux-source-6.12 tarball missing"; exit 1; }
+	tarball=$(ls "/usr/src/linux-source-$ver.tar."* 2>/dev/null | head -n 1)
+	[ -n "$tarball" ] || { log "linux-source-$ver tarball missing"; exit 1; }
 	log "unpacking $(basename "$tarball")"
 	rm -rf "$dst"
 	mkdir -p "$dst"
-	tar -xf "$tarball" -C "$dst" --strip-components=1 \
-		linux-source-6.12/drivers/infiniband \
-		linux-source-6.12/drivers/net/wireguard \
-		linux-source-6.12/include/rdma \
-		linux-source-6.12/include/uapi/rdma \
-		linux-source-6.12/tools/testing/selftests/wireguard \
-		linux-source-6.12/scripts \
-		linux-source-6.12/Documentation/process/coding-style.rst
-	touch "$dst/.complete"
-}
-
-# siw for the 6.1 kernel must come from 6.1's own tree: the 6.12 source uses newer ib_core calls.
-unpack_siw_source_6_1() {
-	local dst="$CACHE/linux-source-6.1" tarball
-	[ -e "$dst/.complete" ] && return
-	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1)
-	[ -n "$tarball" ] || { log "linux-source-6.1 tarball missing"; exit 1; }
-	log "unpacking siw from $(basename "$tarball")"
-	rm -rf "$dst"
-	mkdir -p "$dst"
-	tar -xf "$tarball" -C "$dst" --strip-components=1 linux-source-6.1/drivers/infiniband/sw/siw
+	tar -xf "$tarball" -C "$dst" --strip-components=1 "${@/#/linux-source-$ver/}"
 	touch "$dst/.complete"
 }
 
@@ -132,8 +113,12 @@ main() {
 	install_pkgs "linux-headers-$K612" "linux-headers-$K61"
 	fetch_kernel_image "$K612"
 	fetch_kernel_image "$K61"
-	unpack_kernel_source
-	unpack_siw_source_6_1
+	# 6.12's tree: siw (not built in Debian's kernels), checkpatch.pl, and the code we read.
+	unpack_source 6.12 drivers/infiniband drivers/net/wireguard include/rdma \
+		include/uapi/rdma tools/testing/selftests/wireguard scripts \
+		Documentation/process/coding-style.rst
+	# siw for the 6.1 kernel must come from 6.1's tree: 6.12's uses newer ib_core calls.
+	unpack_source 6.1 drivers/infiniband/sw/siw
 }
 
 main "$@"
