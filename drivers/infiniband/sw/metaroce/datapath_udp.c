@@ -234,8 +234,13 @@ static void metaroce_udp_sock_put(struct metaroce_udp_sock *us)
 static int metaroce_udp_open(struct metaroce_dev *mdev,
 			     struct metaroce_datapath **dpp)
 {
+	u16 port = READ_ONCE(udp_port);
 	struct metaroce_udp_sock *us;
 	struct metaroce_udp_dp *udp;
+
+	/* Port 0 would bind a random port that no peer knows. */
+	if (!port)
+		return -EINVAL;
 
 	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
 	if (!udp)
@@ -244,8 +249,7 @@ static int metaroce_udp_open(struct metaroce_dev *mdev,
 	udp->dp.mdev = mdev;
 
 	mutex_lock(&metaroce_udp_lock);
-	us = metaroce_udp_sock_get(metaroce_net(mdev),
-				   htons(READ_ONCE(udp_port)));
+	us = metaroce_udp_sock_get(metaroce_net(mdev), htons(port));
 	if (IS_ERR(us)) {
 		mutex_unlock(&metaroce_udp_lock);
 		kfree(udp);
