@@ -13,6 +13,7 @@
 #	link_add A IFA ADDRA B IFB ADDRB    veth between nodes A and B, /24 addresses, up
 #	netem NODE IF ARGS...               replace IF's root qdisc with netem ARGS
 #	rdma_add TYPE NAME NODE IF          rdma link add NAME type TYPE netdev IF, run in NODE
+#	rdma_del_all                        rdma link delete of every device rdma_add made
 #	rootpair_setup                      two root-namespace endpoints for rxe (see below)
 #	gid_index DEV IPV4                  the RoCE v2 GID index of IPV4 on DEV, port 1
 # Cleanup of everything created here runs at exit.
@@ -260,13 +261,19 @@ bw_pair() {
 	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 5 { avg = $4 } END { if (avg == "") exit 1; print avg }'
 }
 
-cleanup() {
-	local l node name
+# rdma_del_all: deletes every device rdma_add made; fails if any deletion did.
+rdma_del_all() {
+	local l rc=0
 	for l in "${RDMA_LINKS[@]}"; do
-		node=${l%%:*}
-		name=${l#*:}
-		on "$node" rdma link delete "$name" 2>/dev/null
+		on "${l%%:*}" rdma link delete "${l#*:}" || rc=1
 	done
+	RDMA_LINKS=()
+	return "$rc"
+}
+
+cleanup() {
+	local node
+	rdma_del_all 2>/dev/null
 	rootpair_cleanup
 	for node in "${NODES[@]}"; do
 		ip netns del "$node" 2>/dev/null

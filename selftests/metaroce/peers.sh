@@ -22,8 +22,7 @@ if rootpair_setup && rdma_add rxe rxe0 - veth0 && rdma_add rxe rxe1 - veth1 &&
 	else
 		ktap_fail "rxe: ib_write_bw moves data"
 	fi
-	ktap_check "rxe: devices removed" sh -c 'rdma link delete rxe0 && rdma link delete rxe1'
-	RDMA_LINKS=()
+	rdma_del_all && ktap_ok "rxe: devices removed" || ktap_fail "rxe: devices removed"
 	rootpair_cleanup
 else
 	ktap_fail "rxe: two devices on a veth pair"
@@ -47,9 +46,7 @@ case $kver in
 		else
 			ktap_fail "siw: ib_write_bw moves data"
 		fi
-		ktap_check "siw: devices removed" sh -c \
-			'ip netns exec n1 rdma link delete siw1 && ip netns exec n2 rdma link delete siw2'
-		RDMA_LINKS=()
+		rdma_del_all && ktap_ok "siw: devices removed" || ktap_fail "siw: devices removed"
 	else
 		ktap_fail "siw: two devices in two namespaces"
 		ktap_fail "siw: ib_write_bw moves data"
