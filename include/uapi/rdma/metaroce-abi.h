@@ -42,11 +42,12 @@
 #define METAROCE_ABI_REVISION(abi)	((abi) & METAROCE_ABI_REVISION_MASK)
 
 /*
- * Revision 1: control path only (device, port, PD, MR queries and objects
- * through the core uverbs commands). Bump it, and the provider's accepted
- * range, whenever a structure below changes incompatibly.
+ * Revision 1: control path only (device, port, PD, MR).
+ * Revision 2: CQs, QPs and AHs with the rings below.
+ * Bump it, and the provider's accepted range, whenever a structure below
+ * changes incompatibly.
  */
-#define METAROCE_ABI_REVISION_CURRENT	1
+#define METAROCE_ABI_REVISION_CURRENT	2
 #define METAROCE_UVERBS_ABI_VERSION	\
 	(METAROCE_ABI_TAG | METAROCE_ABI_REVISION_CURRENT)
 
@@ -69,6 +70,156 @@
  */
 struct metaroce_alloc_ucontext_resp {
 	__u32 comp_mask;
+	__u32 reserved;
+};
+
+/*
+ * Rings
+ * -----
+ * Every queue (send queue, receive queue, completion queue) is a ring that
+ * the kernel allocates and the process maps with mmap() on its uverbs file,
+ * at the offset and length that the create response gives. A mapped ring is
+ * a struct metaroce_ring header followed, at METAROCE_RING_HDR_SIZE, by
+ * num_entries (a power of two) entries of entry_size bytes each.
+ *
+ * prod and cons are free-running 32-bit counters: entry i lives at index
+ * i & (num_entries - 1); the ring holds prod - cons entries. The producer
+ * writes an entry, then prod with release semantics; the consumer reads prod
+ * with acquire semantics, then the entry, then writes cons with release
+ * semantics. The process produces into send and receive queues and consumes
+ * completion queues; the kernel the opposite. The kernel copies each entry
+ * before it looks at it and validates every field of the copy: a process
+ * that scribbles on a ring hurts only its own QP.
+ *
+ * Posting a receive and polling a CQ make no system call. After producing
+ * send WQEs the process rings the doorbell: IB_USER_VERBS_CMD_POST_SEND with
+ * no work requests (wr_count = 0).
+ */
+#define METAROCE_RING_HDR_SIZE	128
+
+struct metaroce_ring {
+	__u32 prod;
+	__u32 reserved0[15];	/* prod and cons on separate cache lines */
+	__u32 cons;
+	__u32 reserved1[15];
+};
+
+/* Where a ring is and how it is cut; part of every create response. */
+struct metaroce_ring_info {
+	__aligned_u64 mmap_offset;	/* pass to mmap() on the uverbs fd */
+	__aligned_u64 mmap_length;	/* header and entries, page aligned */
+	__u32 num_entries;		/* a power of two */
+	__u32 entry_size;		/* bytes, a multiple of 64 */
+};
+
+struct metaroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* send_flags: the values of IBV_SEND_* (and the kernel's IB_SEND_*). */
+#define METAROCE_SEND_FENCE	(1U << 0)
+#define METAROCE_SEND_SIGNALED	(1U << 1)
+#define METAROCE_SEND_SOLICITED	(1U << 2)
+#define METAROCE_SEND_INLINE	(1U << 3)
+
+/*
+ * A send queue entry. opcode is an enum ib_uverbs_wr_opcode (the values of
+ * IBV_WR_*). After the 64-byte header come num_sge struct metaroce_sge, or
+ * with METAROCE_SEND_INLINE inline_len bytes of data; both must fit in the
+ * entry (entry_size - 64 bytes). stream selects the ordered stream of a
+ * multi-stream QP; it is 0 for an ordinary RC QP.
+ */
+struct metaroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u8 opcode;
+	__u8 stream;
+	__u16 num_sge;
+	__u32 send_flags;
+	__u32 imm_inv;		/* immediate (network order) or rkey to invalidate */
+	__u32 inline_len;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;		/* metaroce_create_ah_resp.ah_num */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+	__u8 reserved[8];
+	/* struct metaroce_sge sge[]; or inline data */
+};
+
+/* A receive queue entry: 16 bytes, then num_sge struct metaroce_sge. */
+struct metaroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	/* struct metaroce_sge sge[]; */
+};
+
+/*
+ * A completion. status is an IBV_WC_* status (the values of the kernel's
+ * enum ib_wc_status), opcode an enum ib_uverbs_wc_opcode, or
+ * METAROCE_WC_RECV / METAROCE_WC_RECV_RDMA_WITH_IMM (IBV_WC_RECV and
+ * IBV_WC_RECV_RDMA_WITH_IMM), wc_flags IBV_WC_* flags.
+ */
+#define METAROCE_WC_RECV		128
+#define METAROCE_WC_RECV_RDMA_WITH_IMM	129
+#define METAROCE_WC_WITH_IMM		(1U << 1)
+#define METAROCE_WC_WITH_INV		(1U << 3)
+
+struct metaroce_cqe {
+	__aligned_u64 wr_id;
+	__u8 status;
+	__u8 opcode;
+	__u8 wc_flags;
+	__u8 reserved0;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_inv;		/* immediate (network order) or invalidated rkey */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u8 reserved1[32];
+};
+
+/* IB_USER_VERBS_CMD_CREATE_CQ: driver data of the response. */
+struct metaroce_create_cq_resp {
+	struct metaroce_ring_info ring;
+};
+
+/* IB_USER_VERBS_CMD_RESIZE_CQ: the new ring replaces the old one. */
+struct metaroce_resize_cq_resp {
+	struct metaroce_ring_info ring;
+};
+
+/* IB_USER_VERBS_CMD_CREATE_QP: driver data of the response. */
+struct metaroce_create_qp_resp {
+	struct metaroce_ring_info sq;
+	struct metaroce_ring_info rq;	/* num_entries 0 with an SRQ */
+};
+
+/* IB_USER_VERBS_CMD_CREATE_SRQ: driver data of the response. */
+struct metaroce_create_srq_resp {
+	struct metaroce_ring_info rq;
+};
+
+/* IB_USER_VERBS_CMD_CREATE_AH: the number send WQEs name the AH by. */
+struct metaroce_create_ah_resp {
+	__u32 ah_num;
 	__u32 reserved;
 };
 

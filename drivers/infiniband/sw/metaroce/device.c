@@ -15,6 +15,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "queue.h"
 
 /* Payload bytes one segment can carry on @ndev; 0 if the MTU is too small. */
 unsigned int metaroce_payload_mtu(const struct net_device *ndev)
@@ -273,6 +274,8 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.get_link_layer = metaroce_get_link_layer,
 	.get_port_immutable = metaroce_get_port_immutable,
 	.map_mr_sg = metaroce_map_mr_sg,
+	.mmap = metaroce_mmap,
+	.mmap_free = metaroce_mmap_free,
 	.poll_cq = metaroce_poll_cq,
 	.query_device = metaroce_query_device,
 	.query_pkey = metaroce_query_pkey,
