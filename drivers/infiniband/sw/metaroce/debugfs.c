@@ -2,15 +2,17 @@
 /*
  * MetaRoCE: debugfs, /sys/kernel/debug/metaroce/<device>/.
  *
- * "info" describes the binding, "counters" repeats the hardware counters.
- * Per-QP and per-path files will join them with the transport. The directory
- * keeps the name the device had when it was registered.
+ * "info" describes the binding, "counters" repeats the hardware counters,
+ * "qps" shows the state of every QP's connection and of each of its paths.
+ * The directory keeps the name the device had when it was registered.
  */
 
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
 #include "metaroce.h"
+#include "proto/conn.h"
+#include "proto/params.h"
 
 static struct dentry *metaroce_debugfs_root;
 
@@ -32,6 +34,65 @@ static int info_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(info);
+
+static const char *const qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET", [IB_QPS_INIT] = "INIT", [IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS", [IB_QPS_SQD] = "SQD", [IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
+{
+	unsigned int i;
+
+	seq_printf(s, "  tx: una %u nxt %u in_flight %u lost %u retries %u backoff %u\n",
+		   c->tx.una, c->tx.nxt, c->tx.in_flight, c->tx.nlost, c->tx.retries,
+		   c->tx.backoff);
+	seq_printf(s, "  cc: cwnd %u alpha %u rate_hint %u srtt_ns %llu rttvar_ns %llu\n",
+		   c->cc.cwnd >> MR_FP_SHIFT, c->cc.alpha, c->cc.rate_hint,
+		   c->paths.conn.srtt, c->paths.conn.rttvar);
+	seq_printf(s, "  sent: pkts %llu retx %llu spurious %llu probes %llu rto %llu acks %llu\n",
+		   c->stats.tx_pkts, c->tx.stat_retx, c->tx.stat_spurious,
+		   c->stats.tx_probes, c->tx.stat_rto, c->stats.acks_sent);
+	seq_printf(s, "  rcvd: pkts %llu dup %llu stale %llu beyond %llu bad_token %llu nak %llu cack %u\n",
+		   c->stats.rx_pkts, c->stats.rx_dup, c->stats.rx_stale,
+		   c->stats.rx_beyond, c->stats.rx_bad_token, c->stats.rx_nak,
+		   c->rx.cack);
+	for (i = 0; i < c->paths.n; i++) {
+		const struct mr_path *p = &c->paths.p[i];
+
+		seq_printf(s, "  path %u: %s weight %u srtt_ns %llu ce_frac %u losses %llu sent %u\n",
+			   i, p->up ? "up" : "retired", p->weight, p->rtt.srtt,
+			   p->ce_frac, p->losses, c->tx.path_seq[i]);
+	}
+}
+
+/*
+ * Destroy takes qps_lock to unpublish a QP, so a QP found here stays until
+ * the walk ends; its mutex keeps the transport still while it is read.
+ */
+static int qps_show(struct seq_file *s, void *unused)
+{
+	struct metaroce_dev *mdev = s->private;
+	struct metaroce_qp *qp;
+	unsigned long qpn;
+
+	mutex_lock(&mdev->qps_lock);
+	xa_for_each(&mdev->qp_xa, qpn, qp) {
+		mutex_lock(&qp->mutex);
+		seq_printf(s, "qp %lu: %s%s peer %u sq %u/%u/%u rq %u/%u\n", qpn,
+			   qp_state_names[qp->state], qp->user ? " user" : "",
+			   qp->attr.dest_qp_num, qp->sq_done, qp->sq_copy,
+			   READ_ONCE(qp->sq.ring->prod), qp->rq_done,
+			   READ_ONCE(qp->rq.ring->prod));
+		if (qp->conn)
+			qp_conn_show(s, qp->conn);
+		mutex_unlock(&qp->mutex);
+	}
+	mutex_unlock(&mdev->qps_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(qps);
 
 static int counters_show(struct seq_file *s, void *unused)
 {
@@ -56,6 +117,7 @@ void metaroce_debugfs_add_dev(struct metaroce_dev *mdev)
 	debugfs_create_file("info", 0400, mdev->debugfs, mdev, &info_fops);
 	debugfs_create_file("counters", 0400, mdev->debugfs, mdev,
 			    &counters_fops);
+	debugfs_create_file("qps", 0400, mdev->debugfs, mdev, &qps_fops);
 	metaroce_xmit_test_add(mdev);
 }
 

@@ -209,6 +209,9 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 
 	INIT_LIST_HEAD(&mdev->list);
 	xa_init_flags(&mdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
+	mutex_init(&mdev->qps_lock);
+	atomic_set(&mdev->num_qp, 0);
 	metaroce_counters_init(&mdev->counters);
 	atomic_set(&mdev->num_pd, 0);
 	atomic_set(&mdev->num_cq, 0);
@@ -260,12 +263,14 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.alloc_ucontext = metaroce_alloc_ucontext,
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
+	.create_qp = metaroce_create_qp,
 	.dealloc_driver = metaroce_dealloc_driver,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dealloc_ucontext = metaroce_dealloc_ucontext,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,
 	.destroy_cq = metaroce_destroy_cq,
+	.destroy_qp = metaroce_destroy_qp,
 	.disassociate_ucontext = metaroce_disassociate_ucontext,
 	.enable_driver = metaroce_enable_driver,
 	.get_dev_fw_str = metaroce_get_dev_fw_str,
@@ -276,10 +281,14 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.map_mr_sg = metaroce_map_mr_sg,
 	.mmap = metaroce_mmap,
 	.mmap_free = metaroce_mmap_free,
+	.modify_qp = metaroce_modify_qp,
 	.poll_cq = metaroce_poll_cq,
+	.post_recv = metaroce_post_recv,
+	.post_send = metaroce_post_send,
 	.query_device = metaroce_query_device,
 	.query_pkey = metaroce_query_pkey,
 	.query_port = metaroce_query_port,
+	.query_qp = metaroce_query_qp,
 	.reg_user_mr = metaroce_reg_user_mr,
 	.req_notify_cq = metaroce_req_notify_cq,
 	.resize_cq = metaroce_resize_cq,
@@ -287,5 +296,6 @@ const struct ib_device_ops metaroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, metaroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, metaroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, metaroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, metaroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, metaroce_ucontext, ibuc),
 };

@@ -261,6 +261,9 @@ static int __init metaroce_init(void)
 {
 	int ret;
 
+	ret = metaroce_transport_init();
+	if (ret)
+		return ret;
 	metaroce_debugfs_init();
 
 	ret = register_pernet_device(&metaroce_net_ops);
@@ -278,6 +281,7 @@ err_pernet:
 	unregister_pernet_device(&metaroce_net_ops);
 err_debugfs:
 	metaroce_debugfs_exit();
+	metaroce_transport_exit();
 	return ret;
 }
 
@@ -291,6 +295,7 @@ static void __exit metaroce_exit(void)
 	unregister_netdevice_notifier(&metaroce_netdev_nb);
 	unregister_pernet_device(&metaroce_net_ops);
 	metaroce_debugfs_exit();
+	metaroce_transport_exit();
 }
 
 module_init(metaroce_init);

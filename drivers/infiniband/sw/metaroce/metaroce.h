@@ -8,6 +8,10 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
@@ -32,6 +36,7 @@
 #include "counters.h"
 
 #include "datapath.h"
+#include "queue.h"
 
 /*
  * Bytes of a netdev MTU that are not RDMA payload: the outer IPv6 header (the
@@ -100,6 +105,10 @@ struct metaroce_dev {
 	bool port_active;
 
 	struct xarray mr_xa;	/* key index -> struct metaroce_mr */
+	struct xarray qp_xa;	/* QP number -> struct metaroce_qp, RCU */
+	u32 qp_next;		/* xa_alloc_cyclic() cursor */
+	struct mutex qps_lock;	/* QP removal against the debugfs walk */
+	atomic_t num_qp;
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_mr;
@@ -214,6 +223,96 @@ static inline struct metaroce_ah *to_mah(struct ib_ah *ibah)
 	return container_of(ibah, struct metaroce_ah, ibah);
 }
 
+struct mr_conn;
+struct mr_pkt;
+
+/* Sport of path p: a random base per QP plus p, within 49152..65535. */
+#define METAROCE_SPORT_MIN	49152
+#define METAROCE_SPORT_SPAN	16384
+
+/*
+ * Send WQE opcode of kernel QPs only (never accepted from a process): an
+ * IB_WR_REG_MR, the MR in wr.atomic.remote_addr, key in wr.atomic.rkey,
+ * access in wr.atomic.compare_add.
+ */
+#define METAROCE_WR_REG_MR	0xf0
+
+/*
+ * A send WQE the transport has taken from the send ring: a validated copy,
+ * so that nothing a process writes to the ring later is trusted. Indexed
+ * like the ring; its SGEs (or inline data) are in metaroce_qp.sq_data.
+ */
+struct metaroce_swqe {
+	u64 wr_id;
+	u8 opcode;		/* enum ib_wr_opcode */
+	u8 status;		/* enum ib_wc_status, once done */
+	bool signaled;
+	bool done;
+	bool inline_data;
+	u16 num_sge;
+	u32 len;		/* message bytes */
+	/* IB_WR_REG_MR (kernel QPs only) */
+	struct metaroce_mr *reg_mr;
+	u32 reg_key;
+	int reg_access;
+};
+
+/*
+ * A reliable-connected QP: one MetaRoCE connection (proto/conn.c). The
+ * verbs side (qp.c) fills the rings; the transport (transport.c) runs in
+ * one work item per QP, so the connection engine needs no lock of its own:
+ * received packets are queued to rxq, the timer and post_send queue the
+ * work.
+ */
+struct metaroce_qp {
+	struct ib_qp ibqp;
+	struct metaroce_dev *mdev;
+	bool user;
+
+	/*
+	 * Serialises modify_qp, query_qp and the transport's work: the state
+	 * and the connection engine change only under it.
+	 */
+	struct mutex mutex;
+	int state;			/* enum ib_qp_state; READ_ONCE outside the mutex */
+	bool sig_all;			/* IB_SIGNAL_ALL_WR */
+	struct ib_qp_attr attr;		/* what query_qp reports */
+
+	struct metaroce_queue sq;
+	struct metaroce_queue rq;
+	spinlock_t sq_post_lock;	/* kernel posters of sq */
+	spinlock_t rq_post_lock;	/* kernel posters of rq */
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+
+	/* Owned by the work item (transport.c) */
+	struct metaroce_swqe *swqe;	/* sq.num of them */
+	void *sq_data;			/* sq.num * sq.entry_size bytes */
+	u32 sq_copy;			/* next ring index to take */
+	u32 sq_done;			/* next ring index to complete */
+	u32 rq_base;			/* ring index of RMSN 0 */
+	u32 rq_done;			/* next ring index to complete */
+	bool sq_error;			/* a local error: flush the rest */
+	bool flushing;			/* state ERR reached: flush everything */
+
+	struct mr_conn *conn;		/* NULL before RTR */
+	struct metaroce_dp_dest dest;
+	u16 sport_base;
+	u8 n_paths;
+	u8 min_rnr_timer;
+
+	struct sk_buff_head rxq;
+	struct work_struct work;
+	struct hrtimer timer;
+	bool dying;
+};
+
+static inline struct metaroce_qp *to_mqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct metaroce_qp, ibqp);
+}
+
 /* main.c */
 void metaroce_dealloc_driver(struct ib_device *ibdev);
 
@@ -269,6 +368,30 @@ int metaroce_mr_invalidate(struct metaroce_dev *mdev, u32 key,
 int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		       struct ib_udata *udata);
 int metaroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* qp.c */
+extern unsigned int metaroce_default_paths;
+int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		       struct ib_udata *udata);
+int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		       struct ib_udata *udata);
+int metaroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_qp_init_attr *init);
+int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int metaroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
+/* transport.c */
+int metaroce_transport_init(void);
+void metaroce_transport_exit(void);
+void metaroce_qp_transport_init(struct metaroce_qp *qp);
+void metaroce_qp_kick(struct metaroce_qp *qp);
+void metaroce_qp_transport_stop(struct metaroce_qp *qp);
+void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
+		     const struct mr_pkt *pkt,
+		     const struct metaroce_dp_rx_info *info);
 
 /* debugfs.c */
 void metaroce_debugfs_init(void);

@@ -28,17 +28,14 @@ static void metaroce_rx_malformed(struct metaroce_dev *mdev, enum mr_perr err)
 }
 
 /*
- * The connection stage. No QP exists yet: every valid packet is for an
- * unknown connection. The QP receive path goes here: look up pkt->dqpn,
- * check pkt->ctok against the connection, and hand the packet (and
- * info->ecn for the CE echo) to its engine, which consumes the skb.
+ * The connection stage: the QP named by the packet takes it (transport.c),
+ * which checks the token, the peer address and everything else.
  */
 static void metaroce_rx_conn(struct metaroce_dev *mdev, struct sk_buff *skb,
 			     const struct mr_pkt *pkt,
 			     const struct metaroce_dp_rx_info *info)
 {
-	metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
-	kfree_skb(skb);
+	metaroce_qp_rcv(mdev, skb, pkt, info);
 }
 
 void metaroce_dp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,

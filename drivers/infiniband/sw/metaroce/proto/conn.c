@@ -833,3 +833,26 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 	if (c->ack_due_ns && now >= c->ack_due_ns)
 		c->ack_now = true;
 }
+
+void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt, u8 rnr_retry,
+		      u8 max_rd_atomic)
+{
+	c->cfg.tx_isn = tx_isn;
+	c->cfg.peer_ctok = peer_ctok;
+	c->cfg.retry_cnt = min_t(u8, retry_cnt, 7);
+	c->cfg.rnr_retry = min_t(u8, rnr_retry, 7);
+	c->cfg.max_rd_atomic = max_rd_atomic;
+	mr_txwin_init(&c->tx, tx_isn, c->cfg.retry_cnt);
+}
+
+u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn)
+{
+	u8 b[12];
+	u32 tok;
+
+	mr_put_be32(rcv_qpn, b);
+	mr_put_be32(snd_qpn, b + 4);
+	mr_put_be32(snd_isn, b + 8);
+	tok = ~mr_crc32c(~0U, b, sizeof(b));
+	return tok ? tok : 1;
+}

@@ -229,6 +229,16 @@ struct mr_conn {
 size_t mr_conn_size(u8 n_streams);
 int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
 
+/*
+ * Verbs connection setup (Documentation/infiniband/metaroce.rst, "Setup through verbs
+ * alone"): the receive side is configured at RTR (mr_conn_init() with tx_isn and
+ * peer_ctok not yet known, and nothing sent), the send side at RTS with this.
+ */
+void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt, u8 rnr_retry,
+		      u8 max_rd_atomic);
+/* The connection token of the packets snd_qpn sends to rcv_qpn from its first PSN snd_isn. */
+u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn);
+
 /* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */
 int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr);
 /* The next packet to send now, if any. */

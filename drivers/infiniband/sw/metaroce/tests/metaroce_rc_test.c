@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE: in-kernel RC test between two devices, like krping.
+ *
+ *   insmod metaroce_rc_test.ko a=mr_a b=mr_b [count=N] [quick=1]
+ *
+ * Connects an RC QP on device a to one on device b through kernel verbs
+ * (ib_core resolves the route and neighbour, as for any RoCE device), then
+ * runs every RC operation with data checked byte for byte: SEND (several
+ * sizes, several SGEs, inline), SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE,
+ * RDMA_WRITE_WITH_IMM, RDMA_READ, both atomics, REG_MR and LOCAL_INV,
+ * unsignaled sends, an RNR wait, and the error completions of a bad rkey and
+ * of a missing access right. count=N streams N further 4 KiB SENDs with a
+ * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Results
+ * go to the kernel log as TAP lines prefixed "metaroce_rc_test: "; init
+ * fails with -EINVAL if a test failed, and leaves nothing allocated.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *a = "mr_a";
+module_param(a, charp, 0444);
+MODULE_PARM_DESC(a, "first MetaRoCE device (requester)");
+static char *b = "mr_b";
+module_param(b, charp, 0444);
+MODULE_PARM_DESC(b, "second MetaRoCE device (responder)");
+static unsigned int count = 256;
+module_param(count, uint, 0444);
+MODULE_PARM_DESC(count, "4 KiB SENDs of the streaming test");
+static unsigned int timeout_ms = 60000;
+module_param(timeout_ms, uint, 0444);
+MODULE_PARM_DESC(timeout_ms, "longest wait for one completion");
+
+#define BUF_SIZE	(256 * 1024)
+#define RX_DEPTH	64
+#define TX_DEPTH	64
+
+static int tests_run;
+static int tests_failed;
+
+static void report(bool pass, const char *name, long got)
+{
+	tests_run++;
+	if (pass) {
+		pr_info("ok %d - %s\n", tests_run, name);
+	} else {
+		tests_failed++;
+		pr_info("not ok %d - %s (got %ld)\n", tests_run, name, got);
+	}
+}
+
+struct side {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	u8 *buf;		/* BUF_SIZE: local buffer, lkey of the DMA MR */
+	u8 *rbuf;		/* BUF_SIZE: target of remote access */
+	struct ib_mr *mr;	/* fast-reg MR over rbuf */
+	int gid_index;
+	union ib_gid gid;
+	enum ib_mtu mtu;
+	u32 psn;
+};
+
+static struct side sa, sb;
+
+static int find_gid(struct side *s)
+{
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		const struct ib_gid_attr *attr = rdma_get_gid_attr(s->dev, 1, i);
+
+		if (IS_ERR(attr))
+			continue;
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
+			s->gid = attr->gid;
+			s->gid_index = i;
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	return -ENOENT;
+}
+
+static int wait_wc(struct ib_cq *cq, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+
+	do {
+		if (ib_poll_cq(cq, 1, wc) == 1) {
+			if (wc->status != IB_WC_SUCCESS)
+				pr_info("# wr_id %llu: %s\n", wc->wr_id,
+					ib_wc_status_msg(wc->status));
+			return 0;
+		}
+		usleep_range(20, 100);
+	} while (time_before(jiffies, end));
+	pr_info("# no completion in %u ms\n", timeout_ms);
+	return -ETIMEDOUT;
+}
+
+/* No completion arrives for @ms milliseconds. */
+static bool no_wc(struct ib_cq *cq, unsigned int ms)
+{
+	struct ib_wc wc;
+
+	msleep(ms);
+	return ib_poll_cq(cq, 1, &wc) == 0;
+}
+
+static int side_init(struct side *s, const char *name)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 512 };
+	struct ib_port_attr pattr;
+	int ret;
+
+	s->dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!s->dev)
+		return -ENODEV;
+	ret = find_gid(s);
+	if (ret)
+		return ret;
+	ret = ib_query_port(s->dev, 1, &pattr);
+	if (ret)
+		return ret;
+	s->mtu = pattr.active_mtu;
+	s->pd = ib_alloc_pd(s->dev, 0);
+	if (IS_ERR(s->pd))
+		return PTR_ERR(s->pd);
+	s->cq = ib_create_cq(s->dev, NULL, NULL, s, &cq_attr);
+	if (IS_ERR(s->cq))
+		return PTR_ERR(s->cq);
+	/* kmalloc: the DMA MR and virt DMA need linear kernel addresses. */
+	s->buf = kmalloc(BUF_SIZE, GFP_KERNEL);
+	s->rbuf = kmalloc(BUF_SIZE, GFP_KERNEL);
+	if (!s->buf || !s->rbuf)
+		return -ENOMEM;
+	s->mr = ib_alloc_mr(s->pd, IB_MR_TYPE_MEM_REG, BUF_SIZE / PAGE_SIZE);
+	if (IS_ERR(s->mr))
+		return PTR_ERR(s->mr);
+	return 0;
+}
+
+static void side_destroy_qp(struct side *s)
+{
+	if (!IS_ERR_OR_NULL(s->qp))
+		ib_destroy_qp(s->qp);
+	s->qp = NULL;
+}
+
+static void side_fini(struct side *s)
+{
+	side_destroy_qp(s);
+	if (!IS_ERR_OR_NULL(s->mr))
+		ib_dereg_mr(s->mr);
+	kfree(s->buf);
+	kfree(s->rbuf);
+	if (!IS_ERR_OR_NULL(s->cq))
+		ib_destroy_cq(s->cq);
+	if (!IS_ERR_OR_NULL(s->pd))
+		ib_dealloc_pd(s->pd);
+	if (s->dev)
+		ib_device_put(s->dev);
+	memset(s, 0, sizeof(*s));
+}
+
+static int qp_create(struct side *s)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = s->cq,
+		.recv_cq = s->cq,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = TX_DEPTH,
+			.max_recv_wr = RX_DEPTH,
+			.max_send_sge = 4,
+			.max_recv_sge = 4,
+			.max_inline_data = 64,
+		},
+	};
+
+	s->qp = ib_create_qp(s->pd, &init);
+	if (IS_ERR(s->qp))
+		return PTR_ERR(s->qp);
+	s->psn = get_random_u32() & 0xffffff;
+	return 0;
+}
+
+static int qp_connect(struct side *s, struct side *peer, u8 rnr_retry)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+	int ret;
+
+	ret = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = min(s->mtu, peer->mtu);
+	attr.dest_qp_num = peer->qp->qp_num;
+	attr.rq_psn = peer->psn;
+	attr.max_dest_rd_atomic = 16;
+	attr.min_rnr_timer = 1;
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, &peer->gid, 0, s->gid_index, 64, 0);
+	ret = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			   IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = s->psn;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = rnr_retry;
+	attr.max_rd_atomic = 16;
+	return ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int pair_up(u8 rnr_retry)
+{
+	int ret;
+
+	ret = qp_create(&sa);
+	if (!ret)
+		ret = qp_create(&sb);
+	if (!ret)
+		ret = qp_connect(&sa, &sb, rnr_retry);
+	if (!ret)
+		ret = qp_connect(&sb, &sa, rnr_retry);
+	return ret;
+}
+
+static void drain_cq(struct ib_cq *cq)
+{
+	struct ib_wc wc;
+
+	while (ib_poll_cq(cq, 1, &wc) == 1)
+		;
+}
+
+static void pair_down(void)
+{
+	side_destroy_qp(&sa);
+	side_destroy_qp(&sb);
+	/* Completions of the destroyed QPs must not answer the next pair's waits. */
+	drain_cq(sa.cq);
+	drain_cq(sb.cq);
+}
+
+static void fill(u8 *p, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static int post_recv(struct side *s, u64 wr_id, u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = s->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_recv(s->qp, &wr, NULL);
+}
+
+static int post_send(struct side *s, u64 wr_id, enum ib_wr_opcode op, u64 addr,
+		     u32 len, int flags)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = s->pd->local_dma_lkey };
+	struct ib_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = flags,
+	};
+
+	return ib_post_send(s->qp, &wr, NULL);
+}
+
+static int post_rdma(struct side *s, u64 wr_id, enum ib_wr_opcode op, u64 addr,
+		     u32 len, u64 raddr, u32 rkey, __be32 imm)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = s->pd->local_dma_lkey };
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+			.send_flags = IB_SEND_SIGNALED, .ex.imm_data = imm,
+		},
+		.remote_addr = raddr,
+		.rkey = rkey,
+	};
+
+	return ib_post_send(s->qp, &wr.wr, NULL);
+}
+
+/* Register b's rbuf for remote access through its fast-reg MR. */
+static int reg_rbuf(struct side *s, int access)
+{
+	struct scatterlist sg;
+	struct ib_reg_wr wr = {};
+	struct ib_wc wc;
+	int n, ret;
+
+	sg_init_one(&sg, s->rbuf, BUF_SIZE);
+	/* virt DMA: mapping sets the DMA address to the kernel address */
+	if (ib_dma_map_sg(s->dev, &sg, 1, DMA_BIDIRECTIONAL) != 1)
+		return -EIO;
+	n = ib_map_mr_sg(s->mr, &sg, 1, NULL, PAGE_SIZE);
+	ib_dma_unmap_sg(s->dev, &sg, 1, DMA_BIDIRECTIONAL);
+	if (n != 1)
+		return n < 0 ? n : -EINVAL;
+	ib_update_fast_reg_key(s->mr, ib_inc_rkey(s->mr->rkey));
+	wr.wr.opcode = IB_WR_REG_MR;
+	wr.wr.wr_id = 0x5e9;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.mr = s->mr;
+	wr.key = s->mr->rkey;
+	wr.access = access;
+	ret = ib_post_send(s->qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	ret = wait_wc(s->cq, &wc);
+	if (ret)
+		return ret;
+	return wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_REG_MR ? 0 : -EIO;
+}
+
+static void test_send_sizes(void)
+{
+	static const u32 sizes[] = { 0, 1, 1000, 4096, 4097, 65536, BUF_SIZE };
+	char name[80];
+	struct ib_wc wc;
+	int i, ret;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		u32 len = sizes[i];
+		bool ok;
+
+		fill(sa.buf, len, i + 1);
+		memset(sb.buf, 0xee, BUF_SIZE);
+		ret = post_recv(&sb, 100 + i, (uintptr_t)sb.buf, BUF_SIZE);
+		if (!ret)
+			ret = post_send(&sa, 200 + i, IB_WR_SEND, (uintptr_t)sa.buf, len,
+					IB_SEND_SIGNALED);
+		ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+			wc.wr_id == 200 + i && wc.opcode == IB_WC_SEND;
+		ok = ok && !wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+			wc.wr_id == 100 + i && wc.opcode == IB_WC_RECV && wc.byte_len == len &&
+			!(wc.wc_flags & IB_WC_WITH_IMM) && !memcmp(sa.buf, sb.buf, len) &&
+			(len == BUF_SIZE || sb.buf[len] == 0xee);
+		snprintf(name, sizeof(name), "send %u bytes: completions, data byte for byte",
+			 len);
+		report(ok, name, ok ? 0 : (ret ? ret : wc.status));
+	}
+}
+
+static void test_send_sge_inline_imm(void)
+{
+	struct ib_sge sge[3];
+	struct ib_send_wr wr = {};
+	struct ib_recv_wr rwr = {};
+	struct ib_sge rsge[2];
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	/* three SGEs into two */
+	fill(sa.buf, 3000, 7);
+	memset(sb.buf, 0, 4096);
+	rsge[0] = (struct ib_sge){ (uintptr_t)sb.buf, 1500, sb.pd->local_dma_lkey };
+	rsge[1] = (struct ib_sge){ (uintptr_t)sb.buf + 2048, 2000, sb.pd->local_dma_lkey };
+	rwr.wr_id = 300;
+	rwr.sg_list = rsge;
+	rwr.num_sge = 2;
+	sge[0] = (struct ib_sge){ (uintptr_t)sa.buf, 1000, sa.pd->local_dma_lkey };
+	sge[1] = (struct ib_sge){ (uintptr_t)sa.buf + 1000, 1000, sa.pd->local_dma_lkey };
+	sge[2] = (struct ib_sge){ (uintptr_t)sa.buf + 2000, 1000, sa.pd->local_dma_lkey };
+	wr.wr_id = 301;
+	wr.sg_list = sge;
+	wr.num_sge = 3;
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	wr.ex.imm_data = cpu_to_be32(0xc0ffee);
+	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+	ret = ib_post_recv(sb.qp, &rwr, NULL);
+	if (!ret)
+		ret = ib_post_send(sa.qp, &wr, NULL);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS;
+	ok = ok && !wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.byte_len == 3000 &&
+		(wc.wc_flags & IB_WC_WITH_IMM) && be32_to_cpu(wc.ex.imm_data) == 0xc0ffee &&
+		!memcmp(sb.buf, sa.buf, 1500) && !memcmp(sb.buf + 2048, sa.buf + 1500, 1500);
+	report(ok, "send_with_imm: 3 SGEs scattered into 2, immediate delivered", ret);
+
+	/* inline */
+	fill(sa.buf, 60, 9);
+	ret = post_recv(&sb, 302, (uintptr_t)sb.buf, 4096);
+	if (!ret)
+		ret = post_send(&sa, 303, IB_WR_SEND, (uintptr_t)sa.buf, 60,
+				IB_SEND_SIGNALED | IB_SEND_INLINE);
+	/* the data was copied at post time: changing it now must not matter */
+	memset(sa.buf, 0, 60);
+	fill(sb.buf + 4096, 60, 9);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS;
+	ok = ok && !wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.byte_len == 60 &&
+		!memcmp(sb.buf, sb.buf + 4096, 60);
+	report(ok, "send inline: data taken at post time", ret);
+}
+
+static void test_unsignaled(void)
+{
+	struct ib_wc wc;
+	bool ok = true;
+	int i, ret = 0;
+
+	for (i = 0; i < 8 && !ret; i++)
+		ret = post_recv(&sb, 400 + i, (uintptr_t)sb.buf + i * 4096, 4096);
+	for (i = 0; i < 8 && !ret; i++)
+		ret = post_send(&sa, 500 + i, IB_WR_SEND, (uintptr_t)sa.buf, 100,
+				i == 7 ? IB_SEND_SIGNALED : 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.wr_id == 507 && wc.status == IB_WC_SUCCESS &&
+		no_wc(sa.cq, 20);
+	for (i = 0; i < 8 && ok; i++)
+		ok = !wait_wc(sb.cq, &wc) && wc.wr_id == 400 + i && wc.status == IB_WC_SUCCESS;
+	report(ok, "unsignaled sends: one completion for the signaled one; receives in order",
+	       ret);
+}
+
+static void test_rdma(void)
+{
+	u32 rkey = sb.mr->rkey;
+	u64 raddr = sb.mr->iova;
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	fill(sa.buf, BUF_SIZE, 21);
+	memset(sb.rbuf, 0, BUF_SIZE);
+	ret = post_rdma(&sa, 600, IB_WR_RDMA_WRITE, (uintptr_t)sa.buf, BUF_SIZE, raddr, rkey, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_RDMA_WRITE && !memcmp(sa.buf, sb.rbuf, BUF_SIZE) &&
+		no_wc(sb.cq, 10);
+	report(ok, "rdma write 256 KiB: placed, no completion at the responder", ret);
+
+	fill(sa.buf, 5000, 22);
+	ret = post_recv(&sb, 601, (uintptr_t)sb.buf, 16);
+	if (!ret)
+		ret = post_rdma(&sa, 602, IB_WR_RDMA_WRITE_WITH_IMM, (uintptr_t)sa.buf, 5000,
+				raddr + 100, rkey, cpu_to_be32(0x1234));
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS;
+	ok = ok && !wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.wr_id == 601 &&
+		wc.opcode == IB_WC_RECV_RDMA_WITH_IMM && wc.byte_len == 5000 &&
+		be32_to_cpu(wc.ex.imm_data) == 0x1234 && !memcmp(sa.buf, sb.rbuf + 100, 5000);
+	report(ok, "rdma write with immediate: data placed, receive completion", ret);
+
+	fill(sb.rbuf, BUF_SIZE, 23);
+	memset(sa.buf, 0, BUF_SIZE);
+	ret = post_rdma(&sa, 603, IB_WR_RDMA_READ, (uintptr_t)sa.buf, BUF_SIZE, raddr, rkey, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_RDMA_READ && !memcmp(sa.buf, sb.rbuf, BUF_SIZE);
+	report(ok, "rdma read 256 KiB: data byte for byte", ret);
+}
+
+static int post_atomic(enum ib_wr_opcode op, u64 raddr, u64 compare_add, u64 swap)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)sa.buf, .length = 8,
+			      .lkey = sa.pd->local_dma_lkey };
+	struct ib_atomic_wr wr = {
+		.wr = { .wr_id = 700, .sg_list = &sge, .num_sge = 1, .opcode = op,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_addr = raddr,
+		.compare_add = compare_add,
+		.swap = swap,
+		.rkey = sb.mr->rkey,
+	};
+
+	return ib_post_send(sa.qp, &wr.wr, NULL);
+}
+
+static void test_atomics(void)
+{
+	u64 *target = (u64 *)(sb.rbuf + 64), *result = (u64 *)sa.buf;
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	*target = 1000;
+	ret = post_atomic(IB_WR_ATOMIC_FETCH_AND_ADD, sb.mr->iova + 64, 23, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_FETCH_ADD && *result == 1000 && *target == 1023;
+	report(ok, "fetch and add: old value returned, memory updated", ok ? 0 : *result);
+
+	ret = post_atomic(IB_WR_ATOMIC_CMP_AND_SWP, sb.mr->iova + 64, 1023, 77);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_COMP_SWAP && *result == 1023 && *target == 77;
+	report(ok, "compare and swap, equal: swapped", ok ? 0 : *result);
+
+	ret = post_atomic(IB_WR_ATOMIC_CMP_AND_SWP, sb.mr->iova + 64, 5, 99);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		*result == 77 && *target == 77;
+	report(ok, "compare and swap, different: unchanged", ok ? 0 : *result);
+}
+
+static void test_rnr(void)
+{
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	fill(sa.buf, 2000, 31);
+	ret = post_send(&sa, 800, IB_WR_SEND, (uintptr_t)sa.buf, 2000, IB_SEND_SIGNALED);
+	ok = !ret && no_wc(sa.cq, 50);
+	report(ok, "rnr: a send without a receive WQE waits", ret);
+	ret = post_recv(&sb, 801, (uintptr_t)sb.buf, 4096);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.wr_id == 800 &&
+		!wait_wc(sb.cq, &wc) && wc.wr_id == 801 && !memcmp(sa.buf, sb.buf, 2000);
+	report(ok, "rnr: completes once the receive is posted", ret);
+}
+
+static void test_send_inv(void)
+{
+	struct ib_send_wr wr = {};
+	struct ib_sge sge = { (uintptr_t)sa.buf, 16, sa.pd->local_dma_lkey };
+	u32 rkey = sb.mr->rkey;
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	wr.wr_id = 900;
+	wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.ex.invalidate_rkey = rkey;
+	wr.send_flags = IB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ret = post_recv(&sb, 901, (uintptr_t)sb.buf, 4096);
+	if (!ret)
+		ret = ib_post_send(sa.qp, &wr, NULL);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		!wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		(wc.wc_flags & IB_WC_WITH_INVALIDATE) && wc.ex.invalidate_rkey == rkey;
+	report(ok, "send with invalidate: receive reports the invalidated rkey", ret);
+
+	/* the rkey is dead now: a write to it is a remote access error */
+	ret = post_rdma(&sa, 902, IB_WR_RDMA_WRITE, (uintptr_t)sa.buf, 64, sb.mr->iova, rkey, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.wr_id == 902 &&
+		wc.status == IB_WC_REM_ACCESS_ERR;
+	report(ok, "write to an invalidated rkey: remote access error", ok ? 0 : wc.status);
+
+	ret = post_send(&sa, 903, IB_WR_SEND, (uintptr_t)sa.buf, 16, IB_SEND_SIGNALED);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.wr_id == 903 &&
+		wc.status == IB_WC_WR_FLUSH_ERR;
+	report(ok, "after the error, the QP flushes", ok ? 0 : wc.status);
+}
+
+static void test_access_rights(void)
+{
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	/* b registers rbuf for remote read only: a write must fail */
+	ret = reg_rbuf(&sb, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ);
+	report(!ret, "reg_mr (read only) through the send queue", ret);
+	ret = post_rdma(&sa, 950, IB_WR_RDMA_WRITE, (uintptr_t)sa.buf, 64, sb.mr->iova,
+			sb.mr->rkey, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_REM_ACCESS_ERR;
+	report(ok, "write without remote write access: remote access error",
+	       ok ? 0 : wc.status);
+}
+
+static void test_stream(void)
+{
+	u32 posted = 0, sent_done = 0, recvd = 0, rposted = 0, bad = 0;
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms * 4);
+	struct ib_wc wc[16];
+	int i, n, ret = 0;
+
+	/* As many receives as sends in all: none is left for the next test. */
+	for (i = 0; i < RX_DEPTH && rposted < count && !ret; i++, rposted++)
+		ret = post_recv(&sb, i, (uintptr_t)sb.buf + i * 4096, 4096);
+	for (i = 0; i < BUF_SIZE / 4096; i++)
+		fill(sa.buf + i * 4096, 4096, i);
+
+	while (!ret && recvd < count && time_before(jiffies, end)) {
+		while (posted < count && posted - sent_done < TX_DEPTH / 2 && !ret) {
+			ret = post_send(&sa, posted, IB_WR_SEND,
+					(uintptr_t)sa.buf + (posted % 64) * 4096, 4096,
+					IB_SEND_SIGNALED);
+			if (!ret)
+				posted++;
+		}
+		n = ib_poll_cq(sa.cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != IB_WC_SUCCESS || wc[i].wr_id != sent_done) {
+				if (!bad++)
+					pr_info("# send %u: wr_id %llu %s\n", sent_done,
+						wc[i].wr_id, ib_wc_status_msg(wc[i].status));
+			}
+			sent_done++;
+		}
+		n = ib_poll_cq(sb.cq, 16, wc);
+		for (i = 0; i < n; i++) {
+			u32 slot = wc[i].wr_id;
+
+			if (wc[i].status != IB_WC_SUCCESS || slot != recvd % RX_DEPTH ||
+			    memcmp(sb.buf + slot * 4096, sa.buf + (recvd % 64) * 4096, 4096)) {
+				if (!bad++)
+					pr_info("# receive %u: slot %u %s\n", recvd, slot,
+						ib_wc_status_msg(wc[i].status));
+			}
+			recvd++;
+			memset(sb.buf + slot * 4096, 0, 4096);
+			if (rposted < count) {
+				if (post_recv(&sb, slot, (uintptr_t)sb.buf + slot * 4096, 4096))
+					bad++;
+				rposted++;
+			}
+		}
+		if (!n)
+			usleep_range(20, 100);
+	}
+	while (sent_done < posted && !wait_wc(sa.cq, wc)) {
+		if (wc[0].status != IB_WC_SUCCESS)
+			bad++;
+		sent_done++;
+	}
+	report(!ret && !bad && recvd == count && sent_done == count,
+	       "stream of 4 KiB sends: all delivered in order, data intact",
+	       ret ? ret : (long)bad * 100000 + recvd);
+}
+
+static void test_rnr_exhausted(void)
+{
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	ret = pair_up(1);
+	if (ret) {
+		report(false, "rnr retry 1: connect", ret);
+		return;
+	}
+	ret = post_send(&sa, 1000, IB_WR_SEND, (uintptr_t)sa.buf, 100, IB_SEND_SIGNALED);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_RNR_RETRY_EXC_ERR;
+	report(ok, "rnr retry 1 and no receive: rnr retry exceeded", ok ? 0 : wc.status);
+	pair_down();
+}
+
+static int __init metaroce_rc_test_init(void)
+{
+	int ret;
+
+	ret = side_init(&sa, a);
+	if (!ret)
+		ret = side_init(&sb, b);
+	report(!ret, "two devices with IPv4 RoCE v2 GIDs, PD, CQ, buffers, MR", ret);
+	if (ret)
+		goto out;
+
+	ret = pair_up(7);
+	report(!ret, "connect two RC QPs: RESET-INIT-RTR-RTS on both", ret);
+	if (!ret) {
+		ret = reg_rbuf(&sb, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC);
+		report(!ret, "reg_mr through the send queue", ret);
+		test_send_sizes();
+		test_send_sge_inline_imm();
+		test_unsignaled();
+		test_rdma();
+		test_atomics();
+		test_rnr();
+		test_stream();
+		test_send_inv();
+	}
+	pair_down();
+	if (!pair_up(7)) {
+		test_access_rights();
+		pair_down();
+	} else {
+		report(false, "second pair: connect", 0);
+	}
+	test_rnr_exhausted();
+out:
+	side_fini(&sa);
+	side_fini(&sb);
+	pr_info("1..%d\n", tests_run);
+	return tests_failed ? -EINVAL : 0;
+}
+
+static void __exit metaroce_rc_test_exit(void)
+{
+}
+
+module_init(metaroce_rc_test_init);
+module_exit(metaroce_rc_test_exit);
+
+MODULE_DESCRIPTION("MetaRoCE RC transport test between two devices");
+MODULE_LICENSE("GPL");

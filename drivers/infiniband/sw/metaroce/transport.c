@@ -1,0 +1,984 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * MetaRoCE: the transport of an RC QP, between its rings and the protocol
+ * core (proto/conn.c).
+ *
+ * Everything here runs in the QP's work item, one at a time, under
+ * qp->mutex: taking send WQEs from the ring (each is copied and validated
+ * before use), handing packets to the datapath, placing received payload in
+ * final memory, performing atomics, completing work requests in verbs order
+ * and arming the one timer the core asks for. The receive softirq only
+ * queues packets (metaroce_qp_rcv()).
+ */
+
+#include <linux/highmem.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+#include <net/inet_ecn.h>
+
+#include "metaroce.h"
+#include "proto/conn.h"
+
+/* Work done per run before the work item yields the CPU and requeues itself. */
+#define METAROCE_WORK_BUDGET	64
+/* Received packets a QP queues before it drops (the sender will retransmit). */
+#define METAROCE_RXQ_MAX	2048
+/* A pacing gap this short is waited out in the work item, not with the timer. */
+#define METAROCE_SPIN_NS	(20 * NSEC_PER_USEC)
+
+struct metaroce_rx_cb {
+	struct in6_addr saddr;
+	u8 ecn;
+};
+
+static_assert(sizeof(struct metaroce_rx_cb) <= sizeof_field(struct sk_buff, cb));
+
+static struct workqueue_struct *metaroce_wq;
+static DEFINE_SPINLOCK(metaroce_atomic_lock);	/* atomics of all QPs, as rxe */
+
+static struct metaroce_rx_cb *metaroce_rx_cb(struct sk_buff *skb)
+{
+	return (struct metaroce_rx_cb *)skb->cb;
+}
+
+void metaroce_qp_kick(struct metaroce_qp *qp)
+{
+	queue_work(metaroce_wq, &qp->work);
+}
+
+static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
+{
+	struct metaroce_qp *qp = container_of(t, struct metaroce_qp, timer);
+
+	metaroce_qp_kick(qp);
+	return HRTIMER_NORESTART;
+}
+
+/* ------------------------------------------------------------------------
+ * Memory: copies between a buffer and MRs, every access checked.
+ */
+
+/* Copy @len bytes between @buf and [@addr, @addr + @len) of the MR @key. */
+static int metaroce_mr_copy(struct metaroce_qp *qp, u32 key, int access, u64 addr,
+			    void *buf, u32 len, bool to_mr)
+{
+	struct metaroce_mr *mr;
+	int ret;
+
+	ret = metaroce_mr_get(qp->mdev, key, qp->ibqp.pd, access, addr, len, &mr);
+	if (ret)
+		return ret;
+	while (len) {
+		struct page *page;
+		unsigned int off;
+		void *va;
+		int n;
+
+		n = metaroce_mr_page(mr, addr, &page, &off);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		n = min_t(u32, n, len);
+		va = kmap_local_page(page);
+		if (to_mr)
+			memcpy(va + off, buf, n);
+		else
+			memcpy(buf, va + off, n);
+		kunmap_local(va);
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	metaroce_mr_put(mr);
+	return ret;
+}
+
+/*
+ * Copy @len bytes between @buf and the message described by an SGE list, at
+ * message offset @off. Returns 0, -EMSGSIZE if the SGEs are too short, or
+ * the MR look-up's error.
+ */
+static int metaroce_sgl_copy(struct metaroce_qp *qp, const struct metaroce_sge *sge,
+			     u32 num_sge, u32 off, void *buf, u32 len, bool to_sgl)
+{
+	int access = to_sgl ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge && len; i++) {
+		u32 slen = sge[i].length, n;
+
+		if (off >= slen) {
+			off -= slen;
+			continue;
+		}
+		n = min(slen - off, len);
+		ret = metaroce_mr_copy(qp, sge[i].lkey, access, sge[i].addr + off, buf, n,
+				       to_sgl);
+		if (ret)
+			return ret;
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+static u64 metaroce_sgl_len(const struct metaroce_sge *sge, u32 num_sge)
+{
+	u64 len = 0;
+	u32 i;
+
+	for (i = 0; i < num_sge; i++)
+		len += sge[i].length;
+	return len;
+}
+
+static struct metaroce_sge *metaroce_swqe_sge(struct metaroce_qp *qp, u32 idx)
+{
+	return qp->sq_data + (size_t)(idx & (qp->sq.num - 1)) *
+		(qp->sq.entry_size - sizeof(struct metaroce_send_wqe));
+}
+
+/* ------------------------------------------------------------------------
+ * Completions
+ */
+
+static enum ib_wc_status metaroce_wc_status(enum mr_wc_status st)
+{
+	switch (st) {
+	case MR_WC_SUCCESS:
+		return IB_WC_SUCCESS;
+	case MR_WC_RETRY_EXC:
+		return IB_WC_RETRY_EXC_ERR;
+	case MR_WC_RNR_RETRY_EXC:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case MR_WC_REM_ACCESS:
+		return IB_WC_REM_ACCESS_ERR;
+	case MR_WC_REM_INV_REQ:
+		return IB_WC_REM_INV_REQ_ERR;
+	case MR_WC_REM_OP:
+		return IB_WC_REM_OP_ERR;
+	case MR_WC_FLUSH:
+		break;
+	}
+	return IB_WC_WR_FLUSH_ERR;
+}
+
+static enum ib_wc_opcode metaroce_wc_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case METAROCE_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Errors move the QP to the error state, as in IBTA RC. */
+static void metaroce_qp_to_err(struct metaroce_qp *qp)
+{
+	if (qp->state == IB_QPS_ERR)
+		return;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	qp->attr.qp_state = IB_QPS_ERR;
+	qp->flushing = true;
+	if (qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_QP_FATAL,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+/* Report the send WQEs that are done, in ring order, and free their slots. */
+static void metaroce_sq_complete(struct metaroce_qp *qp)
+{
+	struct metaroce_cq *cq = to_mcq(qp->ibqp.send_cq);
+
+	while (qp->sq_done != qp->sq_copy) {
+		struct metaroce_swqe *w = &qp->swqe[qp->sq_done & (qp->sq.num - 1)];
+
+		if (!w->done)
+			break;
+		if (w->signaled || w->status != IB_WC_SUCCESS) {
+			struct ib_wc wc = {
+				.wr_id = w->wr_id,
+				.status = w->status,
+				.opcode = metaroce_wc_opcode(w->opcode),
+				.qp = &qp->ibqp,
+				.byte_len = w->len,
+			};
+
+			metaroce_cq_post(cq, &wc, false);
+		}
+		w->done = false;
+		qp->sq_done++;
+		metaroce_queue_cons_release(&qp->sq, qp->sq_done);
+	}
+}
+
+static void metaroce_swqe_finish(struct metaroce_qp *qp, u32 idx, enum ib_wc_status st)
+{
+	struct metaroce_swqe *w = &qp->swqe[idx & (qp->sq.num - 1)];
+
+	w->status = st;
+	w->done = true;
+	if (st != IB_WC_SUCCESS && st != IB_WC_WR_FLUSH_ERR)
+		qp->sq_error = true;
+}
+
+/* Completion of a receive WQE: the next one in ring order. */
+static void metaroce_rq_complete(struct metaroce_qp *qp, const struct ib_wc *tmpl,
+				 bool solicited)
+{
+	struct metaroce_recv_wqe *ring_wqe = metaroce_queue_entry(&qp->rq, qp->rq_done);
+	struct ib_wc wc = *tmpl;
+
+	wc.wr_id = READ_ONCE(ring_wqe->wr_id);
+	wc.qp = &qp->ibqp;
+	metaroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc, solicited);
+	qp->rq_done++;
+	metaroce_queue_cons_release(&qp->rq, qp->rq_done);
+}
+
+/* In the error state every WQE completes with a flush error. */
+static void metaroce_qp_flush(struct metaroce_qp *qp)
+{
+	struct ib_wc wc = { .status = IB_WC_WR_FLUSH_ERR, .opcode = IB_WC_RECV };
+	u32 prod;
+
+	while (qp->sq_copy != metaroce_queue_prod_acquire(&qp->sq) &&
+	       qp->sq_copy - qp->sq_done < qp->sq.num) {
+		struct metaroce_send_wqe *e = metaroce_queue_entry(&qp->sq, qp->sq_copy);
+		struct metaroce_swqe *w = &qp->swqe[qp->sq_copy & (qp->sq.num - 1)];
+
+		memset(w, 0, sizeof(*w));
+		w->wr_id = READ_ONCE(e->wr_id);
+		w->opcode = READ_ONCE(e->opcode);
+		w->signaled = true;
+		qp->sq_copy++;
+	}
+	for (prod = qp->sq_done; prod != qp->sq_copy; prod++) {
+		struct metaroce_swqe *w = &qp->swqe[prod & (qp->sq.num - 1)];
+
+		if (!w->done) {
+			w->status = IB_WC_WR_FLUSH_ERR;
+			w->done = true;
+		}
+	}
+	metaroce_sq_complete(qp);
+
+	prod = metaroce_queue_prod_acquire(&qp->rq);
+	while (qp->rq_done != prod && prod - qp->rq_done <= qp->rq.num)
+		metaroce_rq_complete(qp, &wc, false);
+}
+
+/* ------------------------------------------------------------------------
+ * Send: taking WQEs from the ring
+ */
+
+static u8 metaroce_mr_opcode(u8 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_SEND:
+		return MR_OP_SEND;
+	case IB_WR_SEND_WITH_IMM:
+		return MR_OP_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return MR_OP_SEND_INV;
+	case IB_WR_RDMA_WRITE:
+		return MR_OP_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return MR_OP_WRITE_IMM;
+	case IB_WR_RDMA_READ:
+		return MR_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return MR_OP_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return MR_OP_FETCH_ADD;
+	}
+	return 0;
+}
+
+/* Check every SGE of a send WQE once, so that a bad lkey fails its own WQE. */
+static int metaroce_check_sgl(struct metaroce_qp *qp, const struct metaroce_sge *sge,
+			      u32 num_sge, int access)
+{
+	struct metaroce_mr *mr;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < num_sge; i++) {
+		ret = metaroce_mr_get(qp->mdev, sge[i].lkey, qp->ibqp.pd, access,
+				      sge[i].addr, sge[i].length, &mr);
+		if (ret)
+			return ret;
+		metaroce_mr_put(mr);
+	}
+	return 0;
+}
+
+/* A local operation (LOCAL_INV, REG_MR) runs when the queue reaches it. */
+static enum ib_wc_status metaroce_local_op(struct metaroce_qp *qp,
+					   const struct metaroce_send_wqe *e)
+{
+	struct metaroce_mr *mr;
+
+	if (e->opcode == IB_WR_LOCAL_INV)
+		return metaroce_mr_invalidate(qp->mdev, e->imm_inv, qp->ibqp.pd) ?
+			IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+
+	mr = to_mmr((struct ib_mr *)(uintptr_t)e->wr.atomic.remote_addr);
+	if (mr->pd != qp->ibqp.pd ||
+	    metaroce_mr_fast_reg(mr, e->wr.atomic.rkey, (int)e->wr.atomic.compare_add))
+		return IB_WC_MW_BIND_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Copy and validate the WQE at sq_copy and hand it to the connection.
+ * Returns false when nothing more can be taken now.
+ */
+static bool metaroce_sq_take_one(struct metaroce_qp *qp)
+{
+	u32 idx = qp->sq_copy, slot = idx & (qp->sq.num - 1);
+	struct metaroce_send_wqe *ring = metaroce_queue_entry(&qp->sq, idx);
+	struct metaroce_sge *sge = metaroce_swqe_sge(qp, idx);
+	struct metaroce_swqe *w = &qp->swqe[slot];
+	u32 room = qp->sq.entry_size - sizeof(*ring);
+	struct metaroce_send_wqe e;
+	struct mr_send_wr mw = {};
+	enum ib_wc_status st = IB_WC_SUCCESS;
+	u64 len = 0;
+
+	if (idx == metaroce_queue_prod_acquire(&qp->sq) ||
+	    idx - qp->sq_done >= qp->sq.num)
+		return false;
+	if (qp->conn->sq_head - qp->conn->sq_tail >= MR_SENDQ_DEPTH)
+		return false;
+
+	/* One copy of the header: the process may be rewriting the ring. */
+	memcpy(&e, ring, sizeof(e));
+	memset(w, 0, sizeof(*w));
+	w->wr_id = e.wr_id;
+	w->opcode = e.opcode;
+	w->signaled = qp->sig_all || (e.send_flags & METAROCE_SEND_SIGNALED);
+	qp->sq_copy++;
+
+	if (e.opcode == IB_WR_LOCAL_INV ||
+	    (e.opcode == METAROCE_WR_REG_MR && !qp->user)) {
+		st = metaroce_local_op(qp, &e);
+		goto done;
+	}
+
+	mw.opcode = metaroce_mr_opcode(e.opcode);
+	if (!mw.opcode || e.stream) {
+		st = IB_WC_LOC_QP_OP_ERR;
+		goto done;
+	}
+	if (e.send_flags & METAROCE_SEND_INLINE) {
+		if (e.inline_len > room || e.inline_len > qp->max_inline ||
+		    mw.opcode == MR_OP_READ_REQ || mw.opcode == MR_OP_CMP_SWAP ||
+		    mw.opcode == MR_OP_FETCH_ADD) {
+			st = IB_WC_LOC_LEN_ERR;
+			goto done;
+		}
+		memcpy(sge, ring + 1, e.inline_len);
+		w->inline_data = true;
+		len = e.inline_len;
+	} else {
+		if (e.num_sge > qp->max_send_sge) {
+			st = IB_WC_LOC_LEN_ERR;
+			goto done;
+		}
+		memcpy(sge, ring + 1, e.num_sge * sizeof(*sge));
+		w->num_sge = e.num_sge;
+		len = metaroce_sgl_len(sge, e.num_sge);
+		if (metaroce_check_sgl(qp, sge, e.num_sge,
+				       mw.opcode == MR_OP_READ_REQ ||
+				       mw.opcode == MR_OP_CMP_SWAP ||
+				       mw.opcode == MR_OP_FETCH_ADD ?
+				       IB_ACCESS_LOCAL_WRITE : 0)) {
+			st = IB_WC_LOC_PROT_ERR;
+			goto done;
+		}
+	}
+	if (len > METAROCE_MAX_MSG_SIZE) {
+		st = IB_WC_LOC_LEN_ERR;
+		goto done;
+	}
+
+	mw.cookie = idx;
+	mw.len = len;
+	mw.solicited = e.send_flags & METAROCE_SEND_SOLICITED;
+	switch (mw.opcode) {
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+	case MR_OP_WRITE_IMM:
+		mw.imm_inv = e.imm_inv;
+		break;
+	}
+	switch (mw.opcode) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+		mw.va = e.wr.rdma.remote_addr;
+		mw.rkey = e.wr.rdma.rkey;
+		break;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		if (len < 8) {
+			st = IB_WC_LOC_LEN_ERR;
+			goto done;
+		}
+		mw.len = 8;
+		mw.va = e.wr.atomic.remote_addr;
+		mw.rkey = e.wr.atomic.rkey;
+		mw.swap_add = mw.opcode == MR_OP_CMP_SWAP ? e.wr.atomic.swap :
+			e.wr.atomic.compare_add;
+		mw.compare = mw.opcode == MR_OP_CMP_SWAP ? e.wr.atomic.compare_add : 0;
+		break;
+	}
+	if (mw.solicited && mw.opcode != MR_OP_SEND && mw.opcode != MR_OP_SEND_IMM &&
+	    mw.opcode != MR_OP_SEND_INV && mw.opcode != MR_OP_WRITE_IMM)
+		mw.solicited = false;
+	w->len = mw.len;
+	if (mr_conn_post(qp->conn, &mw)) {
+		st = IB_WC_LOC_QP_OP_ERR;
+		goto done;
+	}
+	return true;
+
+done:
+	metaroce_swqe_finish(qp, idx, st);
+	return st == IB_WC_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------
+ * Transmit
+ */
+
+static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
+{
+	struct metaroce_datapath *dp = qp->mdev->dp;
+	const struct mr_pkt *h = &tp->hdr;
+	u32 hl = mr_pkt_hdrlen(h->opcode), len = hl + h->paylen;
+	struct metaroce_dp_dest dest;
+	struct sk_buff *skb;
+	u8 *p;
+	int ret = 0;
+
+	if (!dp || !hl)
+		return -ENODEV;
+	skb = alloc_skb(metaroce_dp_headroom() + len + MR_ICRC_LEN, GFP_KERNEL);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, metaroce_dp_headroom());
+	p = skb_put(skb, len + MR_ICRC_LEN);
+	if (mr_pkt_encode(h, p, hl) != hl) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+
+	if (h->paylen) {
+		if (h->opcode == MR_OP_READ_RESP) {
+			ret = metaroce_mr_copy(qp, tp->src_rkey, IB_ACCESS_REMOTE_READ,
+					       tp->src_va, p + hl, h->paylen, false);
+		} else {
+			u32 idx = (u32)tp->cookie;
+			struct metaroce_swqe *w = &qp->swqe[idx & (qp->sq.num - 1)];
+			struct metaroce_sge *sge = metaroce_swqe_sge(qp, idx);
+
+			if (w->inline_data) {
+				if (tp->moff > w->len || h->paylen > w->len - tp->moff)
+					ret = -EMSGSIZE;
+				else
+					memcpy(p + hl, (u8 *)sge + tp->moff, h->paylen);
+			} else {
+				ret = metaroce_sgl_copy(qp, sge, w->num_sge, tp->moff,
+							p + hl, h->paylen, false);
+			}
+		}
+		if (ret) {
+			/* Memory changed under a message in flight: send zeroes, fail below. */
+			memset(p + hl, 0, h->paylen);
+		}
+	}
+	mr_pkt_icrc_put(p, len);
+
+	dest = qp->dest;
+	dest.sport = htons(METAROCE_SPORT_MIN +
+			   (qp->sport_base + h->path) % METAROCE_SPORT_SPAN);
+	metaroce_count(&qp->mdev->counters, METAROCE_CNT_TX_PACKETS);
+	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_TX_BYTES, h->paylen);
+	if (h->flags & MR_F_RETX)
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RETRANS_FAST);
+	dp->ops->xmit(dp, skb, &dest);
+	return ret;
+}
+
+static void metaroce_xmit_ctl(struct metaroce_qp *qp, const struct mr_pkt *h)
+{
+	struct mr_tx_pkt tp = { .hdr = *h };
+
+	if (h->opcode == MR_OP_ACK) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_SACK_TX);
+		if (h->ack.echo_flags & MR_ECHO_CE)
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_ECN_ECHOED_TX);
+	}
+	metaroce_xmit(qp, &tp);
+}
+
+/* Returns the number of packets sent; stops at @budget. */
+static int metaroce_qp_tx(struct metaroce_qp *qp, u64 now, int budget)
+{
+	struct mr_conn *c = qp->conn;
+	struct mr_tx_pkt tp;
+	int sent = 0;
+
+	while (sent < budget) {
+		if (mr_conn_ack_due(c, now)) {
+			struct mr_pkt ack;
+
+			mr_conn_build_ack(c, now, &ack);
+			metaroce_xmit_ctl(qp, &ack);
+			sent++;
+			continue;
+		}
+		if (!mr_conn_tx(c, now, &tp))
+			break;
+		if (metaroce_xmit(qp, &tp)) {
+			/* A WQE whose memory went away: local protection error. */
+			if (tp.hdr.opcode != MR_OP_READ_RESP) {
+				metaroce_swqe_finish(qp, (u32)tp.cookie, IB_WC_LOC_PROT_ERR);
+				metaroce_qp_to_err(qp);
+				break;
+			}
+		}
+		sent++;
+	}
+	return sent;
+}
+
+/* ------------------------------------------------------------------------
+ * Receive
+ */
+
+static int metaroce_errno_nak(int err)
+{
+	return err == -EMSGSIZE ? MR_NAK_INV_REQ : MR_NAK_REM_ACCESS;
+}
+
+/*
+ * Place one data packet the core accepted (MR_RXC_PLACE). Returns 0 or the
+ * NAK syndrome; *rnr_delay for MR_NAK_RNR.
+ */
+static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
+			     const u8 *payload, const struct mr_rx_res *res)
+{
+	int access = qp->attr.qp_access_flags;
+	struct metaroce_recv_wqe rwqe;
+	struct metaroce_sge *sge;
+	u32 idx, prod;
+	int ret;
+
+	switch (pkt->opcode) {
+	case MR_OP_SEND:
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+		idx = qp->rq_base + pkt->send.rmsn;
+		prod = metaroce_queue_prod_acquire(&qp->rq);
+		/* Not posted yet (or the RMSN is far off): receiver not ready. */
+		if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
+			return MR_NAK_RNR;
+		sge = kmalloc_array(qp->max_recv_sge, sizeof(*sge), GFP_KERNEL);
+		if (!sge)
+			return MR_NAK_RNR;
+		memcpy(&rwqe, metaroce_queue_entry(&qp->rq, idx), sizeof(rwqe));
+		if (rwqe.num_sge > qp->max_recv_sge) {
+			kfree(sge);
+			return MR_NAK_INV_REQ;
+		}
+		memcpy(sge, metaroce_queue_entry(&qp->rq, idx) + sizeof(rwqe),
+		       rwqe.num_sge * sizeof(*sge));
+		if (pkt->mlen > metaroce_sgl_len(sge, rwqe.num_sge))
+			ret = -EMSGSIZE;
+		else
+			ret = metaroce_sgl_copy(qp, sge, rwqe.num_sge, pkt->moff,
+						(void *)payload, pkt->paylen, true);
+		kfree(sge);
+		return ret ? metaroce_errno_nak(ret) : 0;
+
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		if (pkt->opcode == MR_OP_WRITE_IMM) {
+			idx = qp->rq_base + pkt->write.rmsn;
+			prod = metaroce_queue_prod_acquire(&qp->rq);
+			if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
+				return MR_NAK_RNR;
+		}
+		if (!(access & IB_ACCESS_REMOTE_WRITE))
+			return MR_NAK_REM_ACCESS;
+		/* The whole message must fit: checked on every packet. */
+		ret = metaroce_mr_copy(qp, pkt->write.rkey, IB_ACCESS_REMOTE_WRITE,
+				       pkt->write.va, (void *)payload, pkt->paylen, true);
+		return ret ? MR_NAK_REM_ACCESS : 0;
+
+	case MR_OP_READ_REQ:
+		if (!(access & IB_ACCESS_REMOTE_READ))
+			return MR_NAK_REM_ACCESS;
+		{
+			struct metaroce_mr *mr;
+
+			ret = metaroce_mr_get(qp->mdev, pkt->rreq.rkey, qp->ibqp.pd,
+					      IB_ACCESS_REMOTE_READ, pkt->rreq.va,
+					      pkt->mlen, &mr);
+			if (ret)
+				return MR_NAK_REM_ACCESS;
+			metaroce_mr_put(mr);
+		}
+		return 0;
+
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		if (!(access & IB_ACCESS_REMOTE_ATOMIC))
+			return MR_NAK_REM_ACCESS;
+		{
+			struct metaroce_mr *mr;
+
+			if (pkt->atomic.va & 7)
+				return MR_NAK_INV_REQ;
+			ret = metaroce_mr_get(qp->mdev, pkt->atomic.rkey, qp->ibqp.pd,
+					      IB_ACCESS_REMOTE_ATOMIC, pkt->atomic.va, 8,
+					      &mr);
+			if (ret)
+				return MR_NAK_REM_ACCESS;
+			metaroce_mr_put(mr);
+		}
+		return 0;
+
+	case MR_OP_READ_RESP:
+	case MR_OP_ATOMIC_RESP: {
+		u32 widx = (u32)res->cookie;
+		struct metaroce_swqe *w = &qp->swqe[widx & (qp->sq.num - 1)];
+		u64 orig = pkt->orig;
+
+		sge = metaroce_swqe_sge(qp, widx);
+		if (pkt->opcode == MR_OP_ATOMIC_RESP)
+			ret = metaroce_sgl_copy(qp, sge, w->num_sge, 0, &orig, 8, true);
+		else
+			ret = metaroce_sgl_copy(qp, sge, w->num_sge, pkt->moff,
+						(void *)payload, pkt->paylen, true);
+		/* Our own buffer is bad: nothing to tell the peer; fail the WQE. */
+		if (ret) {
+			metaroce_swqe_finish(qp, widx, IB_WC_LOC_PROT_ERR);
+			metaroce_qp_to_err(qp);
+		}
+		return 0;
+	}
+	}
+	return MR_NAK_INV_REQ;
+}
+
+static u64 metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d)
+{
+	struct metaroce_mr *mr;
+	struct page *page;
+	unsigned int off;
+	u64 orig = 0, *p;
+	void *va;
+
+	if (metaroce_mr_get(qp->mdev, d->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
+			    d->va, 8, &mr))
+		return 0;	/* deregistered since it was accepted */
+	if (metaroce_mr_page(mr, d->va, &page, &off) >= 8) {
+		va = kmap_local_page(page);
+		p = va + off;
+		spin_lock_bh(&metaroce_atomic_lock);
+		orig = *p;
+		if (d->opcode == MR_OP_FETCH_ADD)
+			*p = orig + d->swap_add;
+		else if (orig == d->compare)
+			*p = d->swap_add;
+		spin_unlock_bh(&metaroce_atomic_lock);
+		kunmap_local(va);
+	}
+	metaroce_mr_put(mr);
+	return orig;
+}
+
+/* Messages the core delivers in order: receive completions, atomics. */
+static void metaroce_rx_deliver(struct metaroce_qp *qp)
+{
+	struct mr_rx_done d;
+
+	while (mr_conn_deliver(qp->conn, &d)) {
+		struct ib_wc wc = { .status = IB_WC_SUCCESS, .byte_len = d.mlen };
+
+		switch (d.opcode) {
+		case MR_OP_CMP_SWAP:
+		case MR_OP_FETCH_ADD:
+			mr_conn_atomic_result(qp->conn, d.resp_slot,
+					      metaroce_do_atomic(qp, &d));
+			continue;
+		case MR_OP_WRITE:
+			continue;
+		case MR_OP_SEND_IMM:
+			wc.wc_flags = IB_WC_WITH_IMM;
+			wc.ex.imm_data = (__force __be32)d.imm_inv;
+			wc.opcode = IB_WC_RECV;
+			break;
+		case MR_OP_SEND_INV:
+			wc.wc_flags = IB_WC_WITH_INVALIDATE;
+			wc.ex.invalidate_rkey = d.imm_inv;
+			wc.opcode = IB_WC_RECV;
+			if (metaroce_mr_invalidate(qp->mdev, d.imm_inv, qp->ibqp.pd))
+				wc.status = IB_WC_REM_INV_REQ_ERR;
+			break;
+		case MR_OP_WRITE_IMM:
+			wc.wc_flags = IB_WC_WITH_IMM;
+			wc.ex.imm_data = (__force __be32)d.imm_inv;
+			wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+			break;
+		default:
+			wc.opcode = IB_WC_RECV;
+			break;
+		}
+		if (qp->rq_base + d.rmsn != qp->rq_done) {
+			/* Cannot happen with one stream; never complete the wrong WQE. */
+			metaroce_qp_to_err(qp);
+			return;
+		}
+		metaroce_rq_complete(qp, &wc, d.se);
+	}
+}
+
+static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now)
+{
+	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
+	bool ce = cb->ecn == INET_ECN_CE;
+	struct mr_rx_res res;
+	struct mr_pkt pkt;
+	int syn;
+
+	/* Checked in softirq already; decode again rather than carry it. */
+	if (mr_pkt_decode(skb->data, skb->len, &pkt) != MR_PERR_OK)
+		goto out;
+	/* The peer's address is part of the connection. */
+	if (!ipv6_addr_equal(&cb->saddr, &qp->dest.daddr)) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		goto out;
+	}
+
+	switch (mr_conn_rx(qp->conn, now, &pkt, ce, &res)) {
+	case MR_RXC_PLACE:
+		syn = metaroce_rx_place(qp, &pkt, skb->data + pkt.hdrlen, &res);
+		if (!syn) {
+			mr_conn_rx_commit(qp->conn, now, &pkt, ce);
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_PACKETS);
+			metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_RX_BYTES,
+					   pkt.paylen);
+			break;
+		}
+		mr_conn_refuse(qp->conn, &pkt, syn,
+			       syn == MR_NAK_RNR ? max_t(u16, qp->attr.min_rnr_timer, 1) : 0,
+			       &res.nak);
+		if (qp->state == IB_QPS_RTS)
+			metaroce_xmit_ctl(qp, &res.nak);
+		if (syn == MR_NAK_RNR)
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_TX);
+		else
+			metaroce_qp_to_err(qp);
+		break;
+	case MR_RXC_FATAL:
+		if (qp->state == IB_QPS_RTS)
+			metaroce_xmit_ctl(qp, &res.nak);
+		metaroce_qp_to_err(qp);
+		break;
+	case MR_RXC_DUP:
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_DUPLICATE);
+		break;
+	case MR_RXC_DONE:
+		if (pkt.opcode == MR_OP_ACK)
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_SACK_RX);
+		else if (pkt.nak.syndrome == MR_NAK_RNR)
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_RX);
+		break;
+	case MR_RXC_DROP:
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_OUT_OF_WINDOW);
+		break;
+	}
+	metaroce_rx_deliver(qp);
+out:
+	kfree_skb(skb);
+}
+
+/* Softirq: find the QP and queue the packet for its work item. */
+void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
+		     const struct mr_pkt *pkt,
+		     const struct metaroce_dp_rx_info *info)
+{
+	struct metaroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&mdev->qp_xa, pkt->dqpn);
+	if (!qp || READ_ONCE(qp->dying) || READ_ONCE(qp->state) < IB_QPS_RTR ||
+	    READ_ONCE(qp->state) == IB_QPS_ERR) {
+		rcu_read_unlock();
+		metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb_queue_len(&qp->rxq) >= METAROCE_RXQ_MAX) {
+		rcu_read_unlock();
+		metaroce_count(&mdev->counters, METAROCE_CNT_RX_NOMEM);
+		kfree_skb(skb);
+		return;
+	}
+	metaroce_rx_cb(skb)->saddr = info->saddr;
+	metaroce_rx_cb(skb)->ecn = info->ecn;
+	skb_queue_tail(&qp->rxq, skb);
+	metaroce_qp_kick(qp);
+	rcu_read_unlock();
+}
+
+/* ------------------------------------------------------------------------
+ * The work item
+ */
+
+static void metaroce_qp_send_completions(struct metaroce_qp *qp)
+{
+	enum mr_wc_status st;
+	u64 cookie;
+
+	while (mr_conn_poll_send(qp->conn, &cookie, &st)) {
+		struct metaroce_swqe *w = &qp->swqe[(u32)cookie & (qp->sq.num - 1)];
+
+		/* A WQE already failed locally keeps its status. */
+		if (!w->done)
+			metaroce_swqe_finish(qp, (u32)cookie, metaroce_wc_status(st));
+		if (st != MR_WC_SUCCESS)
+			metaroce_qp_to_err(qp);
+	}
+}
+
+/* One run; returns true if there is more to do right away. */
+static bool metaroce_qp_run(struct metaroce_qp *qp)
+{
+	int budget = METAROCE_WORK_BUDGET;
+	struct sk_buff *skb;
+	u64 now, deadline;
+	int state;
+
+	now = ktime_get_ns();
+	state = qp->state;
+	if (state == IB_QPS_ERR || qp->flushing) {
+		skb_queue_purge(&qp->rxq);
+		metaroce_qp_flush(qp);
+		return false;
+	}
+	if (!qp->conn || (state != IB_QPS_RTR && state != IB_QPS_RTS)) {
+		skb_queue_purge(&qp->rxq);
+		return false;
+	}
+
+	while (budget > 0 && (skb = skb_dequeue(&qp->rxq))) {
+		metaroce_rx_one(qp, skb, now);
+		budget--;
+	}
+	/* Received packets can have failed the QP. */
+	if (qp->state == IB_QPS_ERR)
+		return true;
+
+	if (state == IB_QPS_RTS) {
+		while (!qp->sq_error && metaroce_sq_take_one(qp))
+			;
+		if (mr_conn_deadline(qp->conn) <= now)
+			mr_conn_timer(qp->conn, now);
+		budget -= metaroce_qp_tx(qp, now, max(budget, 8));
+		metaroce_qp_send_completions(qp);
+	}
+	metaroce_rx_deliver(qp);
+	metaroce_sq_complete(qp);
+	if (qp->sq_error)
+		metaroce_qp_to_err(qp);
+	if (qp->state == IB_QPS_ERR)
+		return true;
+
+	if (budget <= 0 || !skb_queue_empty(&qp->rxq))
+		return true;
+	if (state != IB_QPS_RTS)
+		return false;
+	deadline = mr_conn_deadline(qp->conn);
+	if (deadline == U64_MAX)
+		return false;
+	now = ktime_get_ns();
+	if (deadline <= now + METAROCE_SPIN_NS)
+		return true;
+	hrtimer_start(&qp->timer, ns_to_ktime(deadline - now), HRTIMER_MODE_REL);
+	return false;
+}
+
+static void metaroce_qp_work(struct work_struct *work)
+{
+	struct metaroce_qp *qp = container_of(work, struct metaroce_qp, work);
+	bool again;
+
+	mutex_lock(&qp->mutex);
+	again = !qp->dying && metaroce_qp_run(qp);
+	mutex_unlock(&qp->mutex);
+	if (again)
+		metaroce_qp_kick(qp);
+}
+
+void metaroce_qp_transport_init(struct metaroce_qp *qp)
+{
+	skb_queue_head_init(&qp->rxq);
+	INIT_WORK(&qp->work, metaroce_qp_work);
+	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->timer.function = metaroce_qp_timer;
+}
+
+/*
+ * Called once the QP is unreachable from the receive path (destroy_qp);
+ * afterwards nothing of the transport runs for it.
+ */
+void metaroce_qp_transport_stop(struct metaroce_qp *qp)
+{
+	mutex_lock(&qp->mutex);
+	WRITE_ONCE(qp->dying, true);
+	mutex_unlock(&qp->mutex);
+	/* Receivers that found the QP before it left the xarray are done. */
+	synchronize_rcu();
+	hrtimer_cancel(&qp->timer);
+	cancel_work_sync(&qp->work);
+	hrtimer_cancel(&qp->timer);
+	skb_queue_purge(&qp->rxq);
+}
+
+int metaroce_transport_init(void)
+{
+	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI | WQ_UNBOUND, 0);
+	return metaroce_wq ? 0 : -ENOMEM;
+}
+
+void metaroce_transport_exit(void)
+{
+	destroy_workqueue(metaroce_wq);
+}
