@@ -16,50 +16,9 @@
 #
 # Output is TAP; the exit status is non-zero if any test fails.
 
-set -u
-
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-PLAN=24
-n=0
-failed=0
-
-diag() { local line; while IFS= read -r line; do echo "# $line"; done <<<"$*"; }
-result() { # result NAME STATUS [DIAG]
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		[ -n "${3:-}" ] && diag "$3"
-	fi
-}
-check() { # check NAME COMMAND...: ok if COMMAND succeeds; its output is the diagnostic
-	local name=$1 out st
-	shift
-	out=$("$@" 2>&1)
-	st=$?
-	result "$name" "$st" "$out"
-}
-wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
-	local tries=$(($1 * 10))
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	"$@"
-}
-
-load_module() {
-	if modinfo metaroce >/dev/null 2>&1; then
-		modprobe metaroce
-	else
-		insmod "${METAROCE_KO:-$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce/metaroce.ko}"
-	fi
-}
-unload_module() { modprobe -r metaroce 2>/dev/null || rmmod metaroce; }
+# shellcheck source=selftests/metaroce/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_vm
 
 dev_exists() { [ -e "/sys/class/infiniband/$1" ]; }
 dev_gone() { ! dev_exists "$1"; }
@@ -94,7 +53,7 @@ payload_mtu_is() { [ "$(debugfs_field "$1" payload_mtu)" = "$2" ]; }
 netns_inode() { ip netns exec "$1" readlink /proc/self/ns/net | tr -dc 0-9; }
 dev_in_netns() { [ "$(debugfs_field "$1" netns)" = "$(netns_inode "$2")" ]; }
 
-cleanup() {
+lifecycle_cleanup() {
 	rdma link delete mr0 2>/dev/null
 	ip link del v0 2>/dev/null
 	ip link del w1 2>/dev/null
@@ -102,14 +61,14 @@ cleanup() {
 	ip netns del mrns_a 2>/dev/null
 	ip netns del mrns_b 2>/dev/null
 	ip netns del mrns_c 2>/dev/null
-	unload_module 2>/dev/null
+	metaroce_unload 2>/dev/null
+	cleanup
 }
-trap cleanup EXIT
+trap lifecycle_cleanup EXIT
 
-echo "TAP version 13"
-echo "1..$PLAN"
+ktap_plan 24
 
-check "module loads" load_module
+ktap_check "module loads" metaroce_load
 
 ip link add v0 type veth peer name v1
 ip link set v0 up
@@ -117,53 +76,53 @@ ip link set v1 up
 ip addr add 10.9.9.1/24 dev v0
 ip addr add 2001:db8:9::1/64 dev v0 nodad
 
-check "rdma link add on a veth" rdma link add mr0 type metaroce netdev v0
-check "rdma link show: mr0/1 on netdev v0" \
+ktap_check "rdma link add on a veth" rdma link add mr0 type metaroce netdev v0
+ktap_check "rdma link show: mr0/1 on netdev v0" \
 	bash -c 'rdma link show mr0/1 | grep -q "netdev v0"'
-check "second device on the same netdev refused" link_add_fails mr1 v0
-check "IPv4 address as a RoCE v2 GID" wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0901
-check "IPv6 address as a RoCE v2 GID" wait_for 5 has_gid mr0 2001:0db8:0009:0000:0000:0000:0000:0001
+ktap_check "second device on the same netdev refused" link_add_fails mr1 v0
+ktap_check "IPv4 address as a RoCE v2 GID" wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0901
+ktap_check "IPv6 address as a RoCE v2 GID" wait_for 5 has_gid mr0 2001:0db8:0009:0000:0000:0000:0000:0001
 ip addr add 10.9.8.1/24 dev v0
-check "address added later appears as a GID" wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0801
-check "port ACTIVE with carrier" wait_for 5 port_active mr0
+ktap_check "address added later appears as a GID" wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0801
+ktap_check "port ACTIVE with carrier" wait_for 5 port_active mr0
 
 ip link set v1 down	# v0 loses carrier
-check "port DOWN without carrier" wait_for 5 port_down mr0
+ktap_check "port DOWN without carrier" wait_for 5 port_down mr0
 ip link set v1 up
-check "port ACTIVE when carrier returns" wait_for 5 port_active mr0
+ktap_check "port ACTIVE when carrier returns" wait_for 5 port_active mr0
 
-check "payload MTU 1500 - 112 = 1388" payload_mtu_is mr0 1388
+ktap_check "payload MTU 1500 - 112 = 1388" payload_mtu_is mr0 1388
 ip link set v0 mtu 9000
-check "payload MTU follows netdev MTU (9000 - 112 = 8888)" payload_mtu_is mr0 8888
+ktap_check "payload MTU follows netdev MTU (9000 - 112 = 8888)" payload_mtu_is mr0 8888
 ip link set v0 mtu 1500
 
-check "rdma statistic show lists every counter at 0" counters_listed mr0
+ktap_check "rdma statistic show lists every counter at 0" counters_listed mr0
 
-check "rdma link delete" rdma link delete mr0
-check "device gone after delete" dev_gone mr0
+ktap_check "rdma link delete" rdma link delete mr0
+ktap_check "device gone after delete" dev_gone mr0
 
 rdma link add mr0 type metaroce netdev v0
 ip link del v0
-check "netdev deletion removes the device" wait_for 5 dev_gone mr0
+ktap_check "netdev deletion removes the device" wait_for 5 dev_gone mr0
 
 ip link add v0 type veth peer name v1
 ip link set v0 up
 rdma link add mr0 type metaroce netdev v0
 ip netns add mrns_c
 ip link set v0 netns mrns_c
-check "netdev moved to another namespace removes the device" wait_for 5 dev_gone mr0
+ktap_check "netdev moved to another namespace removes the device" wait_for 5 dev_gone mr0
 ip netns del mrns_c
 
 ip link add v0 type veth peer name v1
 ip link set v0 up
 rdma link add mr0 type metaroce netdev v0
-check "module unload with a device present" unload_module
-check "device gone after module unload" dev_gone mr0
+ktap_check "module unload with a device present" metaroce_unload
+ktap_check "device gone after module unload" dev_gone mr0
 ip link del v0
 
 # Two devices, each in its own namespace on its own veth (the other end
 # stays in init_net: deleting a veth also deletes its peer).
-load_module
+metaroce_load
 ip netns add mrns_a
 ip netns add mrns_b
 ip link add w0 type veth peer name w1
@@ -177,23 +136,21 @@ ip -n mrns_b link set x0 up
 ip link set w1 up
 ip link set x1 up
 
-check "rdma link add in two namespaces" bash -c '
+ktap_check "rdma link add in two namespaces" bash -c '
 	ip netns exec mrns_a rdma link add mra type metaroce netdev w0 &&
 	ip netns exec mrns_b rdma link add mrb type metaroce netdev x0'
-check "each device in the namespace of its netdev" \
-	bash -c "$(declare -f debugfs_field netns_inode dev_in_netns); dev_in_netns mra mrns_a && dev_in_netns mrb mrns_b"
-check "GIDs from the addresses of each namespace" bash -c "
-	$(declare -f has_gid wait_for)
+both_in_own_netns() { dev_in_netns mra mrns_a && dev_in_netns mrb mrns_b; }
+ktap_check "each device in the namespace of its netdev" both_in_own_netns
+both_have_gids() {
 	wait_for 5 has_gid mra 0000:0000:0000:0000:0000:ffff:0a09:0701 &&
-	wait_for 5 has_gid mrb 0000:0000:0000:0000:0000:ffff:0a09:0702"
+	wait_for 5 has_gid mrb 0000:0000:0000:0000:0000:ffff:0a09:0702
+}
+ktap_check "GIDs from the addresses of each namespace" both_have_gids
 ip netns del mrns_a
-check "namespace deletion removes its device only" \
-	bash -c "$(declare -f wait_for dev_exists dev_gone); wait_for 10 dev_gone mra && dev_exists mrb"
+only_mra_gone() { wait_for 10 dev_gone mra && dev_exists mrb; }
+ktap_check "namespace deletion removes its device only" only_mra_gone
 ip netns del mrns_b
-check "module unloads after namespace teardown" \
-	bash -c "$(declare -f wait_for dev_exists dev_gone unload_module); wait_for 10 dev_gone mrb && unload_module"
+mrb_gone_and_unload() { wait_for 10 dev_gone mrb && metaroce_unload; }
+ktap_check "module unloads after namespace teardown" mrb_gone_and_unload
 
-trap - EXIT
-cleanup
-[ "$n" -eq "$PLAN" ] || { echo "# planned $PLAN tests, ran $n"; failed=$((failed + 1)); }
-[ "$failed" -eq 0 ]
+ktap_finish

@@ -12,42 +12,25 @@
 #   tools/testing/vm/run -- selftests/metaroce/device_races.sh
 # Output is TAP; the exit status is non-zero if a test failed.
 
-set -u
+# shellcheck source=selftests/metaroce/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_vm
 
 ROUNDS=${ROUNDS:-20}
-PLAN=5
-n=0
-failed=0
 
-result() { # result NAME STATUS [DIAG]
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-		local line
-		while IFS= read -r line; do
-			[ -n "$line" ] && echo "# $line"
-		done <<<"${3:-}"
-	fi
-}
-wait_for() { # wait_for SECONDS COMMAND...
-	local tries=$(($1 * 10))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 leftovers() {
 	local d
 	for d in /sys/class/infiniband/mrr*; do
 		[ -e "$d" ] && echo "${d##*/}"
 	done
 }
-no_devices() { [ -z "$(leftovers)" ]; }
+no_devices() { # no_devices: none left; else names them
+	local left
+	left=$(leftovers)
+	[ -z "$left" ] && return 0
+	echo "left behind: ${left//$'\n'/ }"
+	return 1
+}
 # The rdma tool finds a device's index with a dump of all devices, which can
 # miss one while others come and go ("Wrong device name"): retry.
 link_delete() {
@@ -59,17 +42,17 @@ link_delete() {
 	return 1
 }
 
-cleanup() {
+races_cleanup() {
 	local d
 	for d in $(leftovers); do rdma link delete "$d"; done
 	for d in $(ip -o link show | sed -n 's/^[0-9]*: \(rv[0-9]*\)@.*/\1/p'); do ip link del "$d"; done
 	for d in $(ip netns list | sed -n 's/^\(mrrns[0-9]*\).*/\1/p'); do ip netns del "$d"; done
 	modprobe -r metaroce 2>/dev/null
+	cleanup
 }
-trap cleanup EXIT
+trap races_cleanup EXIT
 
-echo "TAP version 13"
-echo "1..$PLAN"
+ktap_plan 5
 modprobe metaroce
 
 # 1: link add against netdev deletion.
@@ -80,8 +63,7 @@ for i in $(seq "$ROUNDS"); do
 	ip link del "rv$i"
 	wait
 done
-wait_for 10 no_devices
-result "link add racing netdev deletion leaves no device" $? "$(leftovers)"
+ktap_check "link add racing netdev deletion leaves no device" wait_for 10 no_devices
 
 # 2: link add in a namespace against deletion of the namespace.
 for i in $(seq "$ROUNDS"); do
@@ -92,8 +74,7 @@ for i in $(seq "$ROUNDS"); do
 	ip netns del "mrrns$i"
 	wait
 done
-wait_for 20 no_devices
-result "link add racing namespace deletion leaves no device" $? "$(leftovers)"
+ktap_check "link add racing namespace deletion leaves no device" wait_for 20 no_devices
 
 # 3: link add/delete loops on four netdevs at once.
 for j in 1 2 3 4; do
@@ -107,8 +88,7 @@ for j in 1 2 3 4; do
 	) 2>/dev/null &
 done
 wait
-wait_for 10 no_devices
-result "concurrent add/delete loops leave no device" $? "$(leftovers)"
+ktap_check "concurrent add/delete loops leave no device" wait_for 10 no_devices
 
 # 4: netdev deletion while devices on other netdevs come and go.
 (
@@ -121,8 +101,7 @@ for j in 2 3 4; do
 	ip link del "rv$j"
 done
 wait
-wait_for 10 no_devices
-result "netdev deletion beside add/delete loops leaves no device" $? "$(leftovers)"
+ktap_check "netdev deletion beside add/delete loops leaves no device" wait_for 10 no_devices
 
 # 5: module unload against link add.
 for j in 2 3 4; do
@@ -143,12 +122,16 @@ for _ in $(seq 5); do
 	modprobe metaroce
 done
 wait "$loader"
-modprobe -r metaroce
-st=$?
-no_devices && ! grep -q '^metaroce ' /proc/modules
-result "module unload racing link add: unloads, no device left" $((st || $?)) "$(leftovers)"
+unloads_leaving_nothing() {
+	local rc=0
+	modprobe -r metaroce || rc=1
+	no_devices || rc=1
+	if grep -q '^metaroce ' /proc/modules; then
+		echo "metaroce is still loaded"
+		rc=1
+	fi
+	return "$rc"
+}
+ktap_check "module unload racing link add: unloads, no device left" unloads_leaving_nothing
 
-trap - EXIT
-cleanup
-[ "$n" -eq "$PLAN" ] || { echo "# planned $PLAN tests, ran $n"; failed=$((failed + 1)); }
-[ "$failed" -eq 0 ]
+ktap_finish

@@ -8,6 +8,12 @@
 #
 #	ktap_plan 3; ...; ktap_ok "name" / ktap_fail "name" / ktap_skip "name" "why"; ktap_finish
 #
+# KTAP helpers:
+#	ktap_result NAME STATUS [DIAG]      ok if STATUS is 0, else DIAG as diagnostics and not ok
+#	ktap_check NAME CMD...              ok if CMD succeeds, else its output as diagnostics
+#	ktap_header; ktap_skip_all WHY      a script that has no test to run: "1..0 # SKIP WHY"
+#	wait_for SECONDS CMD...             retry CMD quietly until it succeeds, then once more aloud
+#
 # Topology helpers:
 #	node_add NAME                       a namespace "NAME" with lo up
 #	link_add A IFA ADDRA B IFB ADDRB    veth between nodes A and B, /24 addresses, up
@@ -16,7 +22,10 @@
 #	rdma_del_all                        rdma link delete of every device rdma_add made
 #	rootpair_setup                      two root-namespace endpoints for rxe (see below)
 #	gid_index DEV IPV4                  the RoCE v2 GID index of IPV4 on DEV, port 1
-# Cleanup of everything created here runs at exit.
+#	metaroce_load, metaroce_unload      modprobe (-r) metaroce; insmod of this tree's build
+#	                                    where the module is not installed
+# Cleanup of everything created here runs at exit. A script with more to undo traps EXIT
+# with its own function that ends by calling cleanup.
 
 set -u
 
@@ -26,10 +35,19 @@ KTAP_PLANNED=0
 NODES=()
 RDMA_LINKS=()
 
+ktap_header() {
+	echo "TAP version 13"
+}
+
 ktap_plan() {
 	KTAP_PLANNED=$1
-	echo "TAP version 13"
+	ktap_header
 	echo "1..$1"
+}
+
+# ktap_skip_all WHY: after ktap_header, the plan of a script that has no test to run.
+ktap_skip_all() {
+	echo "1..0 # SKIP $1"
 }
 
 ktap_ok() {
@@ -48,19 +66,26 @@ ktap_skip() {
 	echo "ok $KTAP_NUM $1 # SKIP $2"
 }
 
+# ktap_result NAME STATUS [DIAG]: one test point from a status, 0 being ok; DIAG (lines of
+# text) is printed as diagnostics before a failure.
+ktap_result() {
+	if [ "$2" -eq 0 ]; then
+		ktap_ok "$1"
+	else
+		[ -n "${3:-}" ] && ktap_diag "$3"
+		ktap_fail "$1"
+	fi
+}
+
 # ktap_check NAME CMD...: one test point from a command's exit status; its output becomes
 # diagnostics so that a failure explains itself.
 ktap_check() {
-	local name=$1 out rc=0
+	local name=$1 out rc=0 diag
 	shift
 	out=$("$@" 2>&1) || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		ktap_ok "$name"
-	else
-		[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/# /'
-		echo "# '$*' exited with $rc"
-		ktap_fail "$name"
-	fi
+	diag="'$*' exited with $rc"
+	[ -n "$out" ] && diag=$out$'\n'$diag
+	ktap_result "$name" "$rc" "$diag"
 	return "$rc"
 }
 
@@ -68,13 +93,32 @@ ktap_diag() {
 	printf '%s\n' "$*" | sed 's/^/# /'
 }
 
-# Points that were planned but never reached (a script that died early) count as failures.
+# Points that were planned but never reached (a script that died early) count as failures,
+# and so do points beyond the plan.
 ktap_finish() {
 	while [ "$KTAP_NUM" -lt "$KTAP_PLANNED" ]; do
 		ktap_fail "not reached"
 	done
+	if [ "$KTAP_NUM" -gt "$KTAP_PLANNED" ]; then
+		ktap_diag "planned $KTAP_PLANNED tests, ran $KTAP_NUM"
+		KTAP_FAILED=$((KTAP_FAILED + 1))
+	fi
 	[ "$KTAP_FAILED" -eq 0 ]
 	exit $?
+}
+
+# wait_for SECONDS CMD...: runs CMD every 0.1 s, its output hidden, until it succeeds; when
+# SECONDS have passed, runs it once more with its output shown (the diagnostics of a
+# ktap_check) and returns its status.
+wait_for() {
+	local tries=$(($1 * 10))
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	"$@"
 }
 
 pretty() { echo "# [$1] $2"; }
@@ -132,6 +176,18 @@ rdma_add() {
 	on "$node" rdma link add "$name" type "$type" netdev "$dev" || return
 	RDMA_LINKS+=("$node:$name")
 }
+
+# This tree's module build for the running kernel: what metaroce_load inserts where the
+# module is not installed (tools/testing/vm/run installs it). METAROCE_KO overrides it.
+METAROCE_KOBJ=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
+metaroce_load() {
+	if modinfo metaroce >/dev/null 2>&1; then
+		modprobe metaroce
+	else
+		insmod "${METAROCE_KO:-$METAROCE_KOBJ/metaroce.ko}"
+	fi
+}
+metaroce_unload() { modprobe -r metaroce 2>/dev/null || rmmod metaroce; }
 
 # Waits until DEV's port 1 is ACTIVE (GIDs are filled asynchronously after link add).
 rdma_wait_active() {

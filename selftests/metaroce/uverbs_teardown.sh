@@ -13,48 +13,29 @@
 # uverbs_holder.c is built into a temporary directory (the tree is read-only
 # in the VM). Output is TAP; the exit status is non-zero if a test failed.
 
-set -u
+# shellcheck source=selftests/metaroce/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_vm
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 SRC=$TOP/selftests/metaroce/uverbs_holder.c
 WORK=$(mktemp -d)
 HOLDER=$WORK/uverbs_holder
-PLAN=16
-n=0
-failed=0
 
 [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ] && export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
 
-result() { # result NAME STATUS
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-	fi
-}
-check() { local name=$1; shift; "$@" >/dev/null 2>&1; result "$name" $?; }
-wait_for() { # wait_for SECONDS COMMAND...
-	local tries=$(($1 * 10))
-	shift
-	until "$@" >/dev/null 2>&1; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
 dev_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
 info_has() { grep -qx "$2:	$3" "/sys/kernel/debug/metaroce/$1/info"; }
 
-cleanup() {
+uverbs_cleanup() {
 	exec 3>&- 2>/dev/null
 	rdma link delete mr0 2>/dev/null
 	ip link del v0 2>/dev/null
 	modprobe -r metaroce 2>/dev/null
 	rm -rf "$WORK"
+	cleanup
 }
-trap cleanup EXIT
+trap uverbs_cleanup EXIT
 
 # start_holder: runs the helper with its stdin on fd 3, waits for "ready";
 # its checks become test points.
@@ -70,8 +51,8 @@ holder_results() { # the helper's check lines, as test points
 	local line
 	while IFS= read -r line; do
 		case $line in
-		"ok "*) result "${line#ok }" 0 ;;
-		"not ok "*) result "${line#not ok }" 1 ;;
+		"ok "*) ktap_result "${line#ok }" 0 ;;
+		"not ok "*) ktap_result "${line#not ok }" 1 ;;
 		esac
 	done <"$WORK/out"
 }
@@ -83,10 +64,9 @@ stop_holder() {
 	after=$(sed -n 's/^after: //p' "$WORK/out")
 }
 
-echo "TAP version 13"
-echo "1..$PLAN"
+ktap_plan 16
 
-check "helper built" cc -O2 -Wall -Wextra -Werror -o "$HOLDER" "$SRC" -libverbs
+ktap_check "helper built" cc -O2 -Wall -Wextra -Werror -o "$HOLDER" "$SRC" -libverbs
 
 modprobe metaroce
 modprobe ib_uverbs
@@ -94,28 +74,25 @@ ip link add v0 type veth peer name v1
 ip link set v0 up
 ip link set v1 up
 ip addr add 10.9.9.1/24 dev v0
-check "rdma link add" rdma link add mr0 type metaroce netdev v0
+ktap_check "rdma link add" rdma link add mr0 type metaroce netdev v0
 
 # 1: objects, then rdma link delete with the context open.
 start_holder
 holder_results
-check "the kernel holds the user's PD" info_has mr0 pds 1
-check "the kernel holds the user's MR" info_has mr0 mrs 1
-check "rdma link delete with a context open" timeout 20 rdma link delete mr0
-check "device gone" dev_gone mr0
+ktap_check "the kernel holds the user's PD" info_has mr0 pds 1
+ktap_check "the kernel holds the user's MR" info_has mr0 mrs 1
+ktap_check "rdma link delete with a context open" timeout 20 rdma link delete mr0
+ktap_check "device gone" dev_gone mr0
 stop_holder
-check "later verbs fail after the device is gone" test "$after" = "alloc_pd failed"
-check "the process releases everything and exits" test "$holder_status" -eq 0
+ktap_check "later verbs fail after the device is gone" test "$after" = "alloc_pd failed"
+ktap_check "the process releases everything and exits" test "$holder_status" -eq 0
 
 # 2: module unload with a context open.
 rdma link add mr0 type metaroce netdev v0
 start_holder
-check "module unload with a context open" timeout 20 modprobe -r metaroce
-check "module gone" bash -c '! grep -q "^metaroce " /proc/modules'
+ktap_check "module unload with a context open" timeout 20 modprobe -r metaroce
+ktap_check "module gone" bash -c '! grep -q "^metaroce " /proc/modules'
 stop_holder
-check "the process exits cleanly after unload" test "$holder_status" -eq 0
+ktap_check "the process exits cleanly after unload" test "$holder_status" -eq 0
 
-trap - EXIT
-cleanup
-[ "$n" -eq "$PLAN" ] || { echo "# planned $PLAN tests, ran $n"; failed=$((failed + 1)); }
-[ "$failed" -eq 0 ]
+ktap_finish

@@ -12,36 +12,30 @@
 # The test module logs TAP lines; they are printed here as they are. The exit
 # status is non-zero if a test failed or the module could not run.
 
-set -u
+# shellcheck source=selftests/metaroce/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_vm
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-KOBJ=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
-TEST_KO=${METAROCE_TEST_KO:-$KOBJ/tests/metaroce_verbs_test.ko}
+TEST_KO=${METAROCE_TEST_KO:-$METAROCE_KOBJ/tests/metaroce_verbs_test.ko}
 
-cleanup() {
+verbs_cleanup() {
 	rdma link delete mr0 2>/dev/null
 	ip link del v0 2>/dev/null
-	modprobe -r metaroce 2>/dev/null || rmmod metaroce 2>/dev/null
+	metaroce_unload 2>/dev/null
+	cleanup
 }
-trap cleanup EXIT
+trap verbs_cleanup EXIT
 
-echo "TAP version 13"
-if modinfo metaroce >/dev/null 2>&1; then
-	modprobe metaroce
-else
-	insmod "$KOBJ/metaroce.ko"
-fi || { echo "1..0 # SKIP cannot load metaroce"; exit 1; }
+ktap_header
+metaroce_load || { ktap_skip_all "cannot load metaroce"; exit 1; }
 
 ip link add v0 type veth peer name v1
 ip link set v0 up
 ip link set v1 up
 ip addr add 10.9.9.1/24 dev v0
-rdma link add mr0 type metaroce netdev v0 || { echo "1..0 # SKIP rdma link add failed"; exit 1; }
+rdma link add mr0 type metaroce netdev v0 || { ktap_skip_all "rdma link add failed"; exit 1; }
 # ib_core fills the GID table from a work queue.
-for _ in $(seq 50); do
-	grep -qx 0000:0000:0000:0000:0000:ffff:0a09:0901 /sys/class/infiniband/mr0/ports/1/gids/* && break
-	sleep 0.1
-done
+wait_for 5 grep -qx 0000:0000:0000:0000:0000:ffff:0a09:0901 /sys/class/infiniband/mr0/ports/1/gids/*
 
 # Read only what follows a marker: clearing the log (dmesg -c) would hide an earlier
 # WARNING from the harness, which scans the whole log at the end of the run.
@@ -50,8 +44,11 @@ echo "$marker" >/dev/kmsg
 insmod "$TEST_KO" dev=mr0
 status=$?
 log=$(dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] metaroce_verbs_test: //p')
-[ -n "$log" ] || log="1..0 # SKIP the test module printed nothing (insmod status $status)"
-echo "$log"
+if [ -n "$log" ]; then
+	echo "$log"
+else
+	ktap_skip_all "the test module printed nothing (insmod status $status)"
+fi
 # The module stays loaded only if every test passed.
 rmmod metaroce_verbs_test 2>/dev/null
 
