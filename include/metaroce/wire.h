@@ -43,6 +43,8 @@ enum mr_opcode {
 	MR_OP_ATOMIC_RESP	= 0x0a,
 	MR_OP_ACK		= 0x10,
 	MR_OP_NAK		= 0x11,
+	MR_OP_UD_SEND		= 0x20,	/* datagram: UD and GSI QPs */
+	MR_OP_UD_SEND_IMM	= 0x21,
 };
 
 /* Base header flags (struct mr_bth.flags). Bits not listed must be zero. */
@@ -153,6 +155,12 @@ struct mr_nak {
 	__be32	rsvd1;		/* 0 */
 };
 
+/* UD_SEND, UD_SEND_IMM: the datagram extension. The BTH's ctok carries the Q_Key. */
+struct mr_deth {
+	__be32	sqpn;		/* source QP number; bits 31:24 are zero */
+	__be32	imm;		/* UD_SEND_IMM: immediate data; UD_SEND: 0 */
+};
+
 /* Byte offsets within the MetaRoCE header (from the start of struct mr_bth). */
 #define MR_BTH_LEN		20
 #define MR_METH_LEN		12
@@ -163,6 +171,7 @@ struct mr_nak {
 #define MR_ARESP_LEN		8
 #define MR_ACK_LEN		56
 #define MR_NAK_LEN		16
+#define MR_DETH_LEN		8
 
 #define MR_OFF_METH		MR_BTH_LEN
 #define MR_OFF_EXT		(MR_BTH_LEN + MR_METH_LEN)	/* opcode extension of data */
@@ -176,6 +185,7 @@ struct mr_nak {
 #define MR_HDR_ATOMIC_RESP	(MR_OFF_EXT + MR_ARESP_LEN)	/* 40 */
 #define MR_HDR_ACK		(MR_BTH_LEN + MR_ACK_LEN)	/* 76 */
 #define MR_HDR_NAK		(MR_BTH_LEN + MR_NAK_LEN)	/* 36 */
+#define MR_HDR_UD		(MR_BTH_LEN + MR_DETH_LEN)	/* 28 */
 #define MR_HDR_MAX		MR_HDR_ACK
 
 static_assert(sizeof(struct mr_bth) == MR_BTH_LEN);
@@ -187,6 +197,7 @@ static_assert(sizeof(struct mr_aeth) == MR_AETH_LEN);
 static_assert(sizeof(struct mr_aresp) == MR_ARESP_LEN);
 static_assert(sizeof(struct mr_ack) == MR_ACK_LEN);
 static_assert(sizeof(struct mr_nak) == MR_NAK_LEN);
+static_assert(sizeof(struct mr_deth) == MR_DETH_LEN);
 static_assert(offsetof(struct mr_bth, psn) == 12);
 static_assert(offsetof(struct mr_bth, paylen) == 18);
 static_assert(offsetof(struct mr_weth, rkey) == 8);

@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	static const u8 ops[] = {
 		MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE, MR_OP_WRITE_IMM,
 		MR_OP_READ_REQ, MR_OP_READ_RESP, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
-		MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK,
+		MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK, MR_OP_UD_SEND, MR_OP_UD_SEND_IMM,
 	};
 	static u8 buf[MR_HDR_MAX + 64 + MR_ICRC_LEN];
 	static u8 all[ARRAY_SIZE(ops) * (sizeof(buf) + 2)];
@@ -56,6 +56,11 @@ int main(int argc, char **argv)
 		}
 		if (p.opcode == MR_OP_CMP_SWAP || p.opcode == MR_OP_FETCH_ADD)
 			p.atomic.va = 64;
+		if (mr_op_is_datagram(p.opcode)) {
+			p.paylen = 8;
+			p.ud.sqpn = 5;
+			p.ud.imm = p.opcode == MR_OP_UD_SEND_IMM ? 7 : 0;
+		}
 		if (p.opcode == MR_OP_NAK) {
 			p.nak.syndrome = MR_NAK_RNR;
 			p.nak.cack = conn ? 0xfffffff1 : 0;

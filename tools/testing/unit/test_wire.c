@@ -9,12 +9,13 @@
 static const u8 all_ops[] = {
 	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE, MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ, MR_OP_READ_RESP, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
-	MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK,
+	MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK, MR_OP_UD_SEND, MR_OP_UD_SEND_IMM,
 };
 
 static bool has_payload(u8 op)
 {
-	return op <= MR_OP_WRITE_IMM || op == MR_OP_READ_RESP;
+	return op <= MR_OP_WRITE_IMM || op == MR_OP_READ_RESP || op == MR_OP_UD_SEND ||
+	       op == MR_OP_UD_SEND_IMM;
 }
 
 /* A valid packet of opcode op; payload-carrying opcodes get 100 bytes. */
@@ -43,6 +44,15 @@ static void valid_pkt(u8 op, struct mr_pkt *p)
 		p->nak.nak_psn = 9;
 		p->nak.syndrome = MR_NAK_RNR;
 		p->nak.rnr_delay = 100;
+		return;
+	}
+	if (op == MR_OP_UD_SEND || op == MR_OP_UD_SEND_IMM) {
+		p->flags = MR_F_SE;
+		p->ctok = 0x80010000;	/* the Q_Key of QP1 */
+		p->paylen = 256;
+		p->ud.sqpn = 0xffffff;
+		if (op == MR_OP_UD_SEND_IMM)
+			p->ud.imm = 0xfeedf00d;
 		return;
 	}
 	p->flags = MR_F_AR;
@@ -148,6 +158,8 @@ static void test_header_sizes(void **state)
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_ATOMIC_RESP), 40);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_ACK), 76);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_NAK), 36);
+	assert_int_equal(mr_pkt_hdrlen(MR_OP_UD_SEND), 28);
+	assert_int_equal(mr_pkt_hdrlen(MR_OP_UD_SEND_IMM), 28);
 	assert_int_equal(mr_pkt_hdrlen(0), 0);
 	assert_int_equal(mr_pkt_hdrlen(0x0b), 0);
 	assert_int_equal(mr_pkt_hdrlen(0xff), 0);
@@ -272,6 +284,13 @@ static const struct bad_case bad_cases[] = {
 	{ "ACK echo path", MR_OP_ACK, 28, 1, 64, MR_PERR_ACK },
 	{ "NAK syndrome 0", MR_OP_NAK, 28, 1, 0, MR_PERR_NAK },
 	{ "NAK syndrome 5", MR_OP_NAK, 28, 1, 5, MR_PERR_NAK },
+	{ "AR on UD_SEND", MR_OP_UD_SEND, 2, 2, MR_F_AR, MR_PERR_FLAGS },
+	{ "RETX on UD_SEND_IMM", MR_OP_UD_SEND_IMM, 2, 2, MR_F_RETX, MR_PERR_FLAGS },
+	{ "psn in UD_SEND", MR_OP_UD_SEND, 12, 4, 1, MR_PERR_PSN },
+	{ "stream in UD_SEND", MR_OP_UD_SEND, 16, 1, 1, MR_PERR_STREAM },
+	{ "UD sqpn bit 24", MR_OP_UD_SEND, 20, 4, 0x01000000, MR_PERR_QPN },
+	{ "UD_SEND imm", MR_OP_UD_SEND, 24, 4, 1, MR_PERR_RSVD },
+	{ "opcode 0x22", MR_OP_UD_SEND, 1, 1, 0x22, MR_PERR_OPCODE },
 };
 
 static void put(u32 off, u32 width, u64 v)
@@ -361,7 +380,7 @@ static void test_encode_refuses(void **state)
 	valid_pkt(MR_OP_ACK, &p);
 	assert_int_equal(mr_pkt_encode(&p, buf, MR_HDR_ACK - 1), 0);
 	assert_int_equal(mr_pkt_encode(&p, buf, MR_HDR_ACK), MR_HDR_ACK);
-	p.opcode = 0x20;
+	p.opcode = 0x22;
 	assert_int_equal(mr_pkt_encode(&p, buf, sizeof(buf)), 0);
 	assert_string_equal(mr_perr_name(MR_PERR_ICRC), "icrc");
 	assert_string_equal(mr_perr_name(MR_PERR_NUM), "unknown");

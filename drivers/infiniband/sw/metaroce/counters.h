@@ -38,7 +38,9 @@ enum metaroce_counter {
 	METAROCE_CNT_DP_RX_BYTES,	/* their UDP payload bytes */
 	/* Receive drops of the transport other than malformed packets. */
 	METAROCE_CNT_RX_NO_CONN,	/* valid packet for no known connection */
-	METAROCE_CNT_RX_NOMEM,		/* could not linearize */
+	METAROCE_CNT_RX_NOMEM,		/* could not linearize, or QP queue full */
+	METAROCE_CNT_RX_NO_WQE,		/* datagram without a receive WQE */
+	METAROCE_CNT_RX_BAD_QKEY,	/* datagram with another Q_Key */
 	/* Malformed packets by first failed check, in enum mr_perr order. */
 	METAROCE_CNT_RX_ERR_SHORT,
 	METAROCE_CNT_RX_ERR_ICRC,

@@ -233,7 +233,8 @@ struct mr_pkt;
 /*
  * Send WQE opcode of kernel QPs only (never accepted from a process): an
  * IB_WR_REG_MR, the MR in wr.atomic.remote_addr, key in wr.atomic.rkey,
- * access in wr.atomic.compare_add.
+ * access in wr.atomic.compare_add. A UD send of a kernel QP names its
+ * struct ib_ah by pointer, in the WQE's reserved bytes.
  */
 #define METAROCE_WR_REG_MR	0xf0
 

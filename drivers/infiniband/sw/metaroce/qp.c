@@ -106,9 +106,12 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* UD, UC and the GSI QP (rdma_cm) are not there yet; nor SRQs. */
-	if (init->qp_type != IB_QPT_RC)
+	/* UC and SRQs are not there yet. */
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	    init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_GSI && (udata || init->port_num != METAROCE_PORT))
+		return -EINVAL;
 	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
@@ -156,8 +159,13 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	metaroce_qp_transport_init(qp);
 
 	/* 0 and 1 are the special QPs; the wire carries 24 bits. */
-	ret = xa_alloc_cyclic(&mdev->qp_xa, &qpn, qp, XA_LIMIT(2, MR_QPN_MASK),
-			      &mdev->qp_next, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		ret = xa_insert(&mdev->qp_xa, qpn, qp, GFP_KERNEL);
+	} else {
+		ret = xa_alloc_cyclic(&mdev->qp_xa, &qpn, qp, XA_LIMIT(2, MR_QPN_MASK),
+				      &mdev->qp_next, GFP_KERNEL);
+	}
 	if (ret < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
@@ -248,6 +256,8 @@ static int metaroce_qp_set_attrs(struct metaroce_qp *qp, struct ib_qp_attr *attr
 
 	if (mask & IB_QP_ACCESS_FLAGS)
 		qp->attr.qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_QKEY)
+		qp->attr.qkey = attr->qkey;
 	if (mask & IB_QP_PORT)
 		qp->attr.port_num = attr->port_num;
 	if (mask & IB_QP_PATH_MTU)
@@ -362,7 +372,7 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (cur != qp->state ||
-	    !ib_modify_qp_is_ok(cur, new, IB_QPT_RC, mask)) {
+	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -381,10 +391,12 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			ret = metaroce_qp_reset(qp);
 			break;
 		case IB_QPS_RTR:
-			ret = metaroce_qp_to_rtr(qp);
+			/* A datagram QP has no connection. */
+			if (ibqp->qp_type == IB_QPT_RC)
+				ret = metaroce_qp_to_rtr(qp);
 			break;
 		case IB_QPS_RTS:
-			if (cur == IB_QPS_RTR)
+			if (cur == IB_QPS_RTR && ibqp->qp_type == IB_QPT_RC)
 				metaroce_qp_to_rts(qp);
 			break;
 		default:
@@ -419,7 +431,7 @@ int metaroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_unlock(&qp->mutex);
 
 	memset(init, 0, sizeof(*init));
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
@@ -443,6 +455,20 @@ static int metaroce_build_send_wqe(struct metaroce_qp *qp, const struct ib_send_
 		flags |= METAROCE_SEND_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		flags |= METAROCE_SEND_SOLICITED;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		const struct ib_ud_wr *ud = ud_wr(wr);
+		u64 ah = (uintptr_t)ud->ah;
+
+		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
+			return -EINVAL;
+		if (!ud->ah)
+			return -EINVAL;
+		wqe->wr.ud.remote_qpn = ud->remote_qpn;
+		wqe->wr.ud.remote_qkey = ud->remote_qkey;
+		/* Kernel rings only: the AH is named by pointer, see metaroce.h. */
+		memcpy(wqe->reserved, &ah, sizeof(ah));
+	}
 
 	switch (wr->opcode) {
 	case IB_WR_SEND:

@@ -28,6 +28,7 @@
 
 struct metaroce_rx_cb {
 	struct in6_addr saddr;
+	struct in6_addr daddr;
 	u8 ecn;
 };
 
@@ -474,6 +475,19 @@ done:
  * Transmit
  */
 
+/* Hand a sealed packet to the datapath, on the UDP source port of its path. */
+static void metaroce_dp_send(struct metaroce_qp *qp, struct sk_buff *skb,
+			     struct metaroce_dp_dest *dest, const struct mr_pkt *h)
+{
+	struct metaroce_datapath *dp = qp->mdev->dp;
+
+	dest->sport = htons(METAROCE_SPORT_MIN +
+			    (qp->sport_base + h->path) % METAROCE_SPORT_SPAN);
+	metaroce_count(&qp->mdev->counters, METAROCE_CNT_TX_PACKETS);
+	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_TX_BYTES, h->paylen);
+	dp->ops->xmit(dp, skb, dest);
+}
+
 static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 {
 	struct metaroce_datapath *dp = qp->mdev->dp;
@@ -523,13 +537,9 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 	mr_pkt_icrc_put(p, len);
 
 	dest = qp->dest;
-	dest.sport = htons(METAROCE_SPORT_MIN +
-			   (qp->sport_base + h->path) % METAROCE_SPORT_SPAN);
-	metaroce_count(&qp->mdev->counters, METAROCE_CNT_TX_PACKETS);
-	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_TX_BYTES, h->paylen);
 	if (h->flags & MR_F_RETX)
 		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RETRANS_FAST);
-	dp->ops->xmit(dp, skb, &dest);
+	metaroce_dp_send(qp, skb, &dest, h);
 	return ret;
 }
 
@@ -852,10 +862,240 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		return;
 	}
 	metaroce_rx_cb(skb)->saddr = info->saddr;
+	metaroce_rx_cb(skb)->daddr = info->daddr;
 	metaroce_rx_cb(skb)->ecn = info->ecn;
 	skb_queue_tail(&qp->rxq, skb);
 	metaroce_qp_kick(qp);
 	rcu_read_unlock();
+}
+
+
+/* ------------------------------------------------------------------------
+ * Datagrams: UD and GSI QPs (Documentation/infiniband/metaroce.rst,
+ * "Datagrams"). One packet per message, no connection, nothing kept.
+ */
+
+static void metaroce_ah_dest(const struct metaroce_ah *ah, struct metaroce_dp_dest *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (ah->net_type == RDMA_NETWORK_IPV4) {
+		ipv6_addr_set_v4mapped(ah->saddr.v4.sin_addr.s_addr, &d->saddr);
+		ipv6_addr_set_v4mapped(ah->daddr.v4.sin_addr.s_addr, &d->daddr);
+	} else {
+		d->saddr = ah->saddr.v6.sin6_addr;
+		d->daddr = ah->daddr.v6.sin6_addr;
+	}
+	d->tos = ah->traffic_class & ~INET_ECN_MASK;
+	d->hop_limit = ah->hop_limit;
+	d->flow_label = cpu_to_be32(ah->flow_label) & IPV6_FLOWLABEL_MASK;
+}
+
+static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
+					  const struct metaroce_send_wqe *e,
+					  const struct metaroce_sge *sge)
+{
+	u32 mtu = metaroce_payload_mtu(qp->mdev->ndev);
+	struct metaroce_dp_dest dest;
+	struct mr_pkt h = {};
+	struct sk_buff *skb;
+	u64 len, ah_ptr;
+	u8 *p;
+	int ret;
+
+	if (!qp->mdev->dp)
+		return IB_WC_GENERAL_ERR;
+	if (e->opcode != IB_WR_SEND && e->opcode != IB_WR_SEND_WITH_IMM)
+		return IB_WC_LOC_QP_OP_ERR;
+	/* Process rings name AHs by number; that lookup comes with user AHs. */
+	if (qp->user)
+		return IB_WC_LOC_QP_OP_ERR;
+	memcpy(&ah_ptr, e->reserved, sizeof(ah_ptr));
+	metaroce_ah_dest(to_mah((struct ib_ah *)(uintptr_t)ah_ptr), &dest);
+
+	len = (e->send_flags & METAROCE_SEND_INLINE) ? e->inline_len :
+		metaroce_sgl_len(sge, e->num_sge);
+	if (len > mtu || len > MR_MAX_PAYLOAD)
+		return IB_WC_LOC_LEN_ERR;
+
+	h.opcode = e->opcode == IB_WR_SEND ? MR_OP_UD_SEND : MR_OP_UD_SEND_IMM;
+	h.flags = (e->send_flags & METAROCE_SEND_SOLICITED) ? MR_F_SE : 0;
+	h.dqpn = e->wr.ud.remote_qpn & MR_QPN_MASK;
+	/* IBTA: a Q_Key with the high bit set means the QP's own. */
+	h.ctok = (e->wr.ud.remote_qkey & 0x80000000) && qp->ibqp.qp_type != IB_QPT_GSI ?
+		qp->attr.qkey : e->wr.ud.remote_qkey;
+	h.paylen = len;
+	h.ud.sqpn = qp->ibqp.qp_num;
+	h.ud.imm = e->opcode == IB_WR_SEND_WITH_IMM ? e->imm_inv : 0;
+
+	skb = alloc_skb(metaroce_dp_headroom() + MR_HDR_UD + len + MR_ICRC_LEN, GFP_KERNEL);
+	if (!skb)
+		return IB_WC_GENERAL_ERR;
+	skb_reserve(skb, metaroce_dp_headroom());
+	p = skb_put(skb, MR_HDR_UD + len + MR_ICRC_LEN);
+	mr_pkt_encode(&h, p, MR_HDR_UD);
+	if (e->send_flags & METAROCE_SEND_INLINE) {
+		memcpy(p + MR_HDR_UD, sge, len);
+	} else {
+		ret = metaroce_sgl_copy(qp, sge, e->num_sge, 0, p + MR_HDR_UD, len, false);
+		if (ret) {
+			kfree_skb(skb);
+			return IB_WC_LOC_PROT_ERR;
+		}
+	}
+	mr_pkt_icrc_put(p, MR_HDR_UD + len);
+	metaroce_dp_send(qp, skb, &dest, &h);
+	return IB_WC_SUCCESS;
+}
+
+/* Take, send and complete the datagrams posted to the send ring. */
+static void metaroce_ud_sq_run(struct metaroce_qp *qp)
+{
+	u32 room = qp->sq.entry_size - sizeof(struct metaroce_send_wqe);
+
+	while (qp->sq_copy != metaroce_queue_prod_acquire(&qp->sq) &&
+	       qp->sq_copy - qp->sq_done < qp->sq.num) {
+		u32 idx = qp->sq_copy;
+		struct metaroce_send_wqe *ring = metaroce_queue_entry(&qp->sq, idx);
+		struct metaroce_sge *sge = metaroce_swqe_sge(qp, idx);
+		struct metaroce_swqe *w = &qp->swqe[idx & (qp->sq.num - 1)];
+		enum ib_wc_status st;
+		struct metaroce_send_wqe e;
+
+		memcpy(&e, ring, sizeof(e));
+		memset(w, 0, sizeof(*w));
+		w->wr_id = e.wr_id;
+		w->opcode = e.opcode;
+		w->signaled = qp->sig_all || (e.send_flags & METAROCE_SEND_SIGNALED);
+		qp->sq_copy++;
+
+		if (e.send_flags & METAROCE_SEND_INLINE ? e.inline_len > room :
+		    e.num_sge > qp->max_send_sge) {
+			st = IB_WC_LOC_LEN_ERR;
+		} else {
+			memcpy(sge, ring + 1, e.send_flags & METAROCE_SEND_INLINE ?
+			       e.inline_len : e.num_sge * sizeof(*sge));
+			st = metaroce_ud_send(qp, &e, sge);
+		}
+		metaroce_swqe_finish(qp, idx, st);
+		if (st != IB_WC_SUCCESS)
+			break;
+	}
+	metaroce_sq_complete(qp);
+}
+
+/* The 40-byte GRH area of a RoCE v2 UD receive: IPv6 header, or IPv4 at 20. */
+static void metaroce_ud_grh(const struct metaroce_rx_cb *cb, u32 len, u8 *grh,
+			    u8 *net_type)
+{
+	memset(grh, 0, 40);
+	if (ipv6_addr_v4mapped(&cb->saddr)) {
+		struct iphdr *ip = (struct iphdr *)(grh + 20);
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tot_len = htons(sizeof(*ip) + sizeof(struct udphdr) + len);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = 64;
+		ip->protocol = IPPROTO_UDP;
+		ip->saddr = cb->saddr.s6_addr32[3];
+		ip->daddr = cb->daddr.s6_addr32[3];
+		ip_send_check(ip);
+		*net_type = RDMA_NETWORK_IPV4;
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+
+		ip6->version = 6;
+		ip6->payload_len = htons(sizeof(struct udphdr) + len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		ip6->saddr = cb->saddr;
+		ip6->daddr = cb->daddr;
+		*net_type = RDMA_NETWORK_IPV6;
+	}
+}
+
+static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
+{
+	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
+	struct metaroce_recv_wqe rwqe;
+	struct metaroce_sge *sge = NULL;
+	struct ib_wc wc = {};
+	struct mr_pkt pkt;
+	u8 grh[40], net_type;
+	u32 prod;
+
+	if (mr_pkt_decode(skb->data, skb->len, &pkt) != MR_PERR_OK ||
+	    !mr_op_is_datagram(pkt.opcode)) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		goto out;
+	}
+	if (pkt.ctok != qp->attr.qkey) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_BAD_QKEY);
+		goto out;
+	}
+	prod = metaroce_queue_prod_acquire(&qp->rq);
+	if (prod == qp->rq_done || prod - qp->rq_done > qp->rq.num) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_WQE);
+		goto out;
+	}
+
+	memcpy(&rwqe, metaroce_queue_entry(&qp->rq, qp->rq_done), sizeof(rwqe));
+	wc.status = IB_WC_SUCCESS;
+	if (rwqe.num_sge > qp->max_recv_sge) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+		goto complete;
+	}
+	sge = kmalloc_array(max(rwqe.num_sge, 1U), sizeof(*sge), GFP_KERNEL);
+	if (!sge) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NOMEM);
+		goto out;
+	}
+	memcpy(sge, metaroce_queue_entry(&qp->rq, qp->rq_done) + sizeof(rwqe),
+	       rwqe.num_sge * sizeof(*sge));
+
+	metaroce_ud_grh(cb, pkt.hdrlen + pkt.paylen + MR_ICRC_LEN, grh, &net_type);
+	if (metaroce_sgl_len(sge, rwqe.num_sge) < sizeof(grh) + pkt.paylen) {
+		wc.status = IB_WC_LOC_LEN_ERR;
+	} else if (metaroce_sgl_copy(qp, sge, rwqe.num_sge, 0, grh, sizeof(grh), true) ||
+		   metaroce_sgl_copy(qp, sge, rwqe.num_sge, sizeof(grh),
+				     skb->data + pkt.hdrlen, pkt.paylen, true)) {
+		wc.status = IB_WC_LOC_PROT_ERR;
+	}
+	wc.byte_len = sizeof(grh) + pkt.paylen;
+	wc.src_qp = pkt.ud.sqpn;
+	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	wc.network_hdr_type = net_type;
+	if (pkt.opcode == MR_OP_UD_SEND_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = (__force __be32)pkt.ud.imm;
+	}
+	wc.port_num = METAROCE_PORT;
+	metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_PACKETS);
+	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_RX_BYTES, pkt.paylen);
+complete:
+	wc.opcode = IB_WC_RECV;
+	metaroce_rq_complete(qp, &wc, pkt.flags & MR_F_SE);
+	if (wc.status != IB_WC_SUCCESS)
+		metaroce_qp_to_err(qp);
+out:
+	kfree(sge);
+	kfree_skb(skb);
+}
+
+static bool metaroce_ud_run(struct metaroce_qp *qp)
+{
+	int budget = METAROCE_WORK_BUDGET;
+	struct sk_buff *skb;
+
+	while (budget > 0 && (skb = skb_dequeue(&qp->rxq))) {
+		metaroce_ud_rx_one(qp, skb);
+		budget--;
+	}
+	if (qp->state == IB_QPS_RTS)
+		metaroce_ud_sq_run(qp);
+	if (qp->sq_error)
+		metaroce_qp_to_err(qp);
+	return budget <= 0 || !skb_queue_empty(&qp->rxq);
 }
 
 /* ------------------------------------------------------------------------
@@ -893,7 +1133,13 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		metaroce_qp_flush(qp);
 		return false;
 	}
-	if (!qp->conn || (state != IB_QPS_RTR && state != IB_QPS_RTS)) {
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
+		skb_queue_purge(&qp->rxq);
+		return false;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return metaroce_ud_run(qp);
+	if (!qp->conn) {
 		skb_queue_purge(&qp->rxq);
 		return false;
 	}

@@ -577,6 +577,11 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		c->stats.rx_bad_path++;
 		return MR_RXC_DROP;
 	}
+	/* Datagrams belong to UD QPs, never to a connection. */
+	if (mr_op_is_datagram(pkt->opcode)) {
+		c->stats.rx_inconsistent++;
+		return MR_RXC_DROP;
+	}
 	if (pkt->opcode == MR_OP_ACK)
 		return mr_conn_rx_ack(c, now, &pkt->ack);
 	if (pkt->opcode == MR_OP_NAK)

@@ -9,6 +9,7 @@
 #define OPI_DATA	0x01	/* sequenced, has a message extension */
 #define OPI_PAYLOAD	0x02	/* may carry payload */
 #define OPI_SE		0x04	/* may carry MR_F_SE */
+#define OPI_UD		0x08	/* datagram: unsequenced, one packet per message */
 
 struct mr_opinfo {
 	u8	hdrlen;
@@ -28,6 +29,8 @@ static const struct mr_opinfo mr_opinfo[] = {
 	[MR_OP_ATOMIC_RESP]	= { MR_HDR_ATOMIC_RESP, OPI_DATA },
 	[MR_OP_ACK]		= { MR_HDR_ACK, 0 },
 	[MR_OP_NAK]		= { MR_HDR_NAK, 0 },
+	[MR_OP_UD_SEND]		= { MR_HDR_UD, OPI_UD | OPI_PAYLOAD | OPI_SE },
+	[MR_OP_UD_SEND_IMM]	= { MR_HDR_UD, OPI_UD | OPI_PAYLOAD | OPI_SE },
 };
 
 static const struct mr_opinfo *mr_opinfo_get(u8 opcode)
@@ -49,6 +52,13 @@ bool mr_op_is_data(u8 opcode)
 	const struct mr_opinfo *oi = mr_opinfo_get(opcode);
 
 	return oi && (oi->flags & OPI_DATA);
+}
+
+bool mr_op_is_datagram(u8 opcode)
+{
+	const struct mr_opinfo *oi = mr_opinfo_get(opcode);
+
+	return oi && (oi->flags & OPI_UD);
 }
 
 u32 mr_pkt_icrc(const void *buf, u32 len)
@@ -221,8 +231,11 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 		return MR_PERR_FLAGS;
 	if ((pkt->flags & MR_F_SE) && !(oi->flags & OPI_SE))
 		return MR_PERR_FLAGS;
-	/* ACK and NAK are not sequenced: neither ack-request nor retransmission applies. */
-	if (!(oi->flags & OPI_DATA) && pkt->flags)
+	/*
+	 * ACK, NAK and datagrams are not sequenced: neither ack-request nor
+	 * retransmission applies.
+	 */
+	if (!(oi->flags & OPI_DATA) && (pkt->flags & ~MR_F_SE))
 		return MR_PERR_FLAGS;
 
 	pkt->dqpn = mr_get_be32(b + 4);
@@ -255,6 +268,17 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 		if (pkt->psn)
 			return MR_PERR_PSN;
 		return mr_decode_nak(b, &pkt->nak);
+	}
+	if (oi->flags & OPI_UD) {
+		if (pkt->psn)
+			return MR_PERR_PSN;
+		pkt->ud.sqpn = mr_get_be32(b + MR_BTH_LEN);
+		pkt->ud.imm = mr_get_be32(b + MR_BTH_LEN + 4);
+		if (pkt->ud.sqpn & ~MR_QPN_MASK)
+			return MR_PERR_QPN;
+		if (pkt->opcode == MR_OP_UD_SEND && pkt->ud.imm)
+			return MR_PERR_RSVD;
+		return MR_PERR_OK;
 	}
 
 	err = mr_decode_meth(b, pkt, oi);
@@ -312,6 +336,11 @@ static void mr_encode_ext(const struct mr_pkt *pkt, u8 *b)
 		mr_put_be32(0, e + 20);
 		for (i = 0; i < MR_SACK_WORDS; i++)
 			mr_put_be64(pkt->ack.sack[i], e + 24 + 8 * i);
+		break;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		mr_put_be32(pkt->ud.sqpn & MR_QPN_MASK, b + MR_BTH_LEN);
+		mr_put_be32(pkt->ud.imm, b + MR_BTH_LEN + 4);
 		break;
 	case MR_OP_NAK:
 		e = b + MR_BTH_LEN;

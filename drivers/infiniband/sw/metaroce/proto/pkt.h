@@ -70,6 +70,11 @@ struct mr_pkt_ack {
 	u64	sack[MR_SACK_WORDS];
 };
 
+struct mr_pkt_ud {
+	u32	sqpn;
+	u32	imm;
+};
+
 struct mr_pkt_nak {
 	u32	cack;
 	u32	nak_psn;
@@ -99,12 +104,14 @@ struct mr_pkt {
 		u64			orig;	/* ATOMIC_RESP */
 		struct mr_pkt_ack	ack;
 		struct mr_pkt_nak	nak;
+		struct mr_pkt_ud	ud;	/* UD_SEND, UD_SEND_IMM: ctok is the Q_Key */
 	};
 };
 
 /* Header length of an opcode, 0 if the opcode is invalid. */
 u16 mr_pkt_hdrlen(u8 opcode);
 bool mr_op_is_data(u8 opcode);
+bool mr_op_is_datagram(u8 opcode);
 
 /*
  * Decode a UDP payload of len bytes (headers, payload, ICRC). The ICRC is not checked
