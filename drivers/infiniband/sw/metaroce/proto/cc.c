@@ -3,9 +3,10 @@
  * MetaRoCE congestion control.
  *
  * ECN is the congestion signal: switches mark before their buffers overflow. On a fabric
- * without PFC a drop is as likely a corrupted frame or a dead link as congestion, so loss
- * costs only 1/8 of the window (the path module moves load off the lossy path) and only
- * the RTO resets the window.
+ * without PFC a drop is as likely a corrupted frame or a dead link as congestion, so a
+ * loss costs 1/8 of the window only when the same window also showed congestion (CE
+ * marks, or an RTT well above the path's minimum); other losses cost nothing here (the
+ * path module moves load off a lossy path). Only the RTO resets the window.
  */
 #include "cc.h"
 #include "params.h"
@@ -72,6 +73,10 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 	}
 	if (d_ce > d_rx)
 		d_ce = d_rx;	/* a broken receiver must not drive alpha above 1 */
+	if (d_ce) {
+		cc->last_ce_ns = now;
+		cc->ce_seen = true;
+	}
 	cc->acc_ce += d_ce;
 	cc->acc_rx += d_rx;
 
@@ -107,10 +112,38 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 	cc->cwnd = clamp_t(u32, cc->cwnd, MR_CWND_FP_MIN, min_t(u32, cap, MR_CWND_FP_MAX));
 }
 
-void mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns)
+/*
+ * Queueing: the path's smoothed RTT well above its minimum. Smoothed, so that jitter and
+ * the spread of the reverse paths the ACKs take (a sample's RTT includes one of them, the
+ * minimum the fastest) do not pass for a queue.
+ */
+void mr_cc_on_rtt(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 min_ns)
 {
+	if (!min_ns)
+		return;
+	if (srtt_ns > min_ns + max_t(u64, min_ns / 2, MR_CC_QDELAY_MIN_NS)) {
+		cc->last_qdelay_ns = now;
+		cc->qdelay_seen = true;
+	}
+}
+
+/* Was congestion seen in the window of a packet sent at sent_ns? */
+static bool mr_cc_congested_since(const struct mr_cc *cc, u64 sent_ns)
+{
+	return (cc->ce_seen && cc->last_ce_ns >= sent_ns) ||
+	       (cc->qdelay_seen && cc->last_qdelay_ns >= sent_ns);
+}
+
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns)
+{
+	if (!mr_cc_congested_since(cc, sent_ns)) {
+		cc->stat_loss_random++;
+		return false;
+	}
+	cc->stat_loss_cong++;
 	if (mr_cc_may_cut(cc, now, srtt_ns))
 		mr_cc_cut(cc, now, cc->cwnd - (cc->cwnd >> MR_LOSS_BETA_SHIFT));
+	return true;
 }
 
 void mr_cc_on_rto(struct mr_cc *cc)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Sender congestion control of one direction of a connection: AIMD on the fraction of
- * ECN-marked packets the receiver echoes (DCTCP-style alpha), a mild cut on loss, a reset
+ * ECN-marked packets the receiver echoes (DCTCP-style alpha), a mild cut on a loss that
+ * comes with congestion evidence (marks or queueing delay in the same window), a reset
  * on RTO, and a cap from the receiver's fair-share rate hint. Fixed point, no floats.
  */
 #ifndef _METAROCE_PROTO_CC_H
@@ -23,6 +24,13 @@ struct mr_cc {
 	/* window-sum of the counter deltas since the last alpha update */
 	u32	acc_ce;
 	u32	acc_rx;
+	/* congestion evidence: when it was last seen (valid once the flag is set) */
+	u64	last_ce_ns;	/* an ACK reported new CE marks */
+	u64	last_qdelay_ns;	/* an RTT sample showed queueing over the path's minimum */
+	bool	ce_seen;
+	bool	qdelay_seen;
+	u64	stat_loss_cong;	/* congestive losses (at most one cut per srtt) */
+	u64	stat_loss_random;	/* losses without congestion evidence: no cut */
 };
 
 void mr_cc_init(struct mr_cc *cc, u32 mtu);
@@ -32,7 +40,18 @@ void mr_cc_init(struct mr_cc *cc, u32 mtu);
  */
 void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
 		  u32 rate_hint, u32 newly_acked);
-void mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns);
+/*
+ * A path took an unambiguous RTT sample: srtt_ns and min_ns are the path's smoothed and
+ * minimum RTT after it (without the receiver's ACK delay). Feeds the queueing-delay
+ * evidence used by mr_cc_on_loss().
+ */
+void mr_cc_on_rtt(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 min_ns);
+/*
+ * A packet last sent at sent_ns was declared lost. Cuts cwnd only if congestion evidence
+ * (CE marks, queueing delay) was seen at or after sent_ns; returns true if it counted as
+ * congestive.
+ */
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns);
 void mr_cc_on_rto(struct mr_cc *cc);
 /* Packets that may be in flight now. */
 u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns);
