@@ -2,8 +2,8 @@
 /*
  * Congestion control: additive increase, ECN cuts proportional to alpha and at most once
  * per RTT, a mild cut on loss only with congestion evidence (marks or queueing delay in
- * the same window), RTO reset, the receiver's rate hint as a cap, robustness to
- * reordered ACKs and 16-bit counter wrap.
+ * the same window), RTO reset and slow start back to half the window, the receiver's rate
+ * hint as a cap, robustness to reordered ACKs and 16-bit counter wrap.
  */
 #include "unit.h"
 #include "cc.h"
@@ -145,10 +145,10 @@ static void test_random_loss_does_not_cut(void **state)
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	for (i = 0; i < 20000; i++) {
 		now += SRTT / 128;
-		mr_cc_on_rtt(&cc, now, SRTT + 2 * US, SRTT);	/* jitter, no queue */
 		if (i % 10 == 9) {
-			/* the packet sent one RTT ago did not arrive */
-			assert_false(mr_cc_on_loss(&cc, now, SRTT, now - SRTT));
+			/* the packet sent one RTT ago did not arrive; its path: jitter, no queue */
+			assert_false(mr_cc_on_loss(&cc, now, SRTT, now - SRTT, SRTT + 2 * US,
+						   SRTT));
 			lost++;
 			continue;
 		}
@@ -177,25 +177,25 @@ static void test_loss_with_ce_cuts(void **state)
 	assert_int_equal(pkts(&cc), 64);
 	w = cc.cwnd;
 	/* a loss from the same window within the RTT: the same event, no second cut */
-	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2));
+	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, SRTT, SRTT));
 	assert_int_equal(cc.cwnd, w);
 	/* a packet sent before the mark, found lost an RTT later: congestive, 1/8 off */
-	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4));
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, SRTT, SRTT));
 	assert_int_equal(pkts(&cc), 56);
 	w = cc.cwnd;
 	/* a packet sent after the last mark: random, no cut however late */
-	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1));
+	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, SRTT, SRTT));
 	assert_int_equal(cc.cwnd, w);
 	/* a mark reported at the very time the packet was sent still counts */
 	mr_cc_on_ack(&cc, t + 6 * SRTT, SRTT, 12, 12, 0, 1);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT));
+	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, SRTT, SRTT));
 	assert_int_equal(pkts(&cc), 112);
 	assert_int_equal(cc.stat_loss_cong, 3);
 	assert_int_equal(cc.stat_loss_random, 1);
 }
 
-/* Without ECN, a smoothed RTT well above the path's minimum is the congestion evidence. */
+/* Without marks, the lost packet's path queueing (smoothed RTT well above its minimum). */
 static void test_loss_with_queueing_delay_cuts(void **state)
 {
 	struct mr_cc cc;
@@ -204,25 +204,19 @@ static void test_loss_with_queueing_delay_cuts(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* min 20 us: the threshold is min / 2 = 10 us of queueing */
-	mr_cc_on_rtt(&cc, 100 * US, 30 * US, 20 * US);
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 30 * US, 20 * US));
 	assert_int_equal(pkts(&cc), 128);
-	mr_cc_on_rtt(&cc, 130 * US, 30 * US + 1, 20 * US);
-	assert_false(mr_cc_on_loss(&cc, 150 * US, SRTT, 131 * US));	/* sent after it */
-	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 30 * US + 1, 20 * US));
 	assert_int_equal(pkts(&cc), 112);
 	/* min 4 us: the floor of 4 us applies, not min / 2 */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	mr_cc_on_rtt(&cc, 100 * US, 8 * US, 4 * US);
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US));
-	mr_cc_on_rtt(&cc, 130 * US, 8 * US + 1, 4 * US);
-	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 8 * US, 4 * US));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 8 * US + 1, 4 * US));
 	assert_int_equal(pkts(&cc), 112);
 	/* no minimum yet: no opinion */
 	mr_cc_init(&cc, 4096);
-	mr_cc_on_rtt(&cc, 100 * US, 1000 * US, 0);
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, 1000 * US, 0));
 }
 
 static void test_congestive_loss_once_per_rtt_and_rto(void **state)
@@ -232,19 +226,55 @@ static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 	(void)state;
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	mr_cc_on_rtt(&cc, 0, 100 * US, 10 * US);	/* a queue, from time 0 on */
-	mr_cc_on_loss(&cc, SRTT, SRTT, 0);
+	/* losses on a path with a 90 us queue */
+	mr_cc_on_loss(&cc, SRTT, SRTT, 0, 100 * US, 10 * US);
 	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
-	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0);	/* same RTT: same episode */
+	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, 100 * US, 10 * US);	/* same RTT: one episode */
 	assert_int_equal(pkts(&cc), 112);
-	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0);
+	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, 100 * US, 10 * US);
 	assert_int_equal(pkts(&cc), 98);
 	/* an RTO resets the window whatever the evidence */
 	mr_cc_on_rto(&cc);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	/* never below one packet */
-	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0);
+	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, 100 * US, 10 * US);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+}
+
+/* After an RTO the window doubles per RTT back to half what it was, then grows by one. */
+static void test_slow_start_after_rto(void **state)
+{
+	struct mr_cc cc;
+	u16 rx = 0;
+	u64 now = 0;
+	u32 i;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	mr_cc_on_rto(&cc);
+	mr_cc_on_rto(&cc);	/* a second RTO before any ACK keeps the target */
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+	assert_int_equal(cc.ssthresh, 64 << MR_FP_SHIFT);
+	/* 63 acknowledged packets take the window from 1 to 64, not to ~12 */
+	for (i = 0; i < 63; i++)
+		mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 1);
+	assert_int_equal(cc.cwnd, 64 << MR_FP_SHIFT);
+	/* then additive increase: 64 more packets add about one */
+	for (i = 0; i < 64; i++)
+		mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 1);
+	assert_in_range(cc.cwnd - (64 << MR_FP_SHIFT), MR_FP_ONE * 9 / 10, MR_FP_ONE);
+	/* a mark during slow start ends it */
+	mr_cc_on_rto(&cc);
+	assert_int_equal(cc.ssthresh >> MR_FP_SHIFT, 32);
+	mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 4);
+	assert_int_equal(pkts(&cc), 5);
+	mr_cc_on_ack(&cc, now += 2 * SRTT, SRTT, 1, ++rx, 0, 1);
+	assert_int_equal(cc.ssthresh, 0);
+	/* four more packets: additive increase (4 / cwnd), not slow start (4) */
+	i = cc.cwnd;
+	mr_cc_on_ack(&cc, now += 100, SRTT, 1, ++rx, 0, 4);
+	assert_true(cc.cwnd - i < 2 * MR_FP_ONE);
 }
 
 static void test_rate_hint_caps_window_and_pace(void **state)
@@ -291,6 +321,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_loss_with_ce_cuts),
 	cmocka_unit_test(test_loss_with_queueing_delay_cuts),
 	cmocka_unit_test(test_congestive_loss_once_per_rtt_and_rto),
+	cmocka_unit_test(test_slow_start_after_rto),
 	cmocka_unit_test(test_rate_hint_caps_window_and_pace),
 };
 

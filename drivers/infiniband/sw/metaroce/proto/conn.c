@@ -390,9 +390,10 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 {
 	struct mr_conn_ev *ev = arg;
 	struct mr_conn *c = ev->c;
+	const struct mr_rtt *prtt = &c->paths.p[p->path % MR_MAX_PATHS].rtt;
 
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
-	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns);
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min);
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
@@ -415,9 +416,6 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 		u64 rtt = res.echo_rtt_valid ? max_t(u64, res.echo_rtt_ns, 1) : 0;
 
 		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE);
-		if (rtt && ack->echo_path < c->paths.n)
-			mr_cc_on_rtt(&c->cc, now, c->paths.p[ack->echo_path].rtt.srtt,
-				     c->paths.p[ack->echo_path].rtt.min);
 	}
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
