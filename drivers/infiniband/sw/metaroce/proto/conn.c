@@ -384,6 +384,7 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = arg;
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
+	mr_paths_on_acked(&c->paths, p->path);
 }
 
 static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
@@ -805,7 +806,6 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 void mr_conn_timer(struct mr_conn *c, u64 now)
 {
 	struct mr_conn_ev ev = { .c = c, .now = now };
-	unsigned int i;
 	u32 psn;
 
 	if (c->failed)
@@ -821,9 +821,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		break;
 	case MR_TMR_RTO:
 		mr_cc_on_rto(&c->cc);
-		for (i = 0; i < c->paths.n; i++)
-			if (ev.rto_paths & BIT_ULL(i))
-				mr_paths_retire(&c->paths, now, i);
+		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
 		break;
 	case MR_TMR_FAILED:
 		mr_conn_fail(c, MR_WC_RETRY_EXC);
