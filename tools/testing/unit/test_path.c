@@ -242,13 +242,25 @@ static void test_random_loss_retires_no_path(void **state)
 	assert_true(ps.p[2].loss_rate >= MR_PATH_FAIL_RATIO * (MR_FP_ONE / 10));
 }
 
-/* An RTO retires only the paths with packets outstanding that are clearly worse. */
+/*
+ * An RTO that hit most paths retires only the clearly worse of them; one that spared
+ * most paths retires those it hit.
+ */
 static void test_rto_retires_only_worse_paths(void **state)
 {
 	struct mr_paths ps;
 	u32 i;
 
 	(void)state;
+	/* two paths of eight timed out, nothing lost before: they go, the rest stay */
+	mr_paths_init(&ps, 8);
+	mr_paths_on_rto(&ps, 0, 0x3);
+	assert_int_equal(mr_paths_up(&ps), 6);
+	assert_false(ps.p[0].up || ps.p[1].up);
+	/* five of eight: shared, nobody clearly worse, nobody retired */
+	mr_paths_init(&ps, 8);
+	mr_paths_on_rto(&ps, 0, 0x1f);
+	assert_int_equal(mr_paths_up(&ps), 8);
 	/* a clean connection loses everything at once: shared, nobody retired */
 	mr_paths_init(&ps, 4);
 	mr_paths_on_rto(&ps, 0, 0xf);

@@ -136,12 +136,25 @@ static bool mr_path_worst(const struct mr_paths *ps, u8 path)
 
 void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding)
 {
+	unsigned int i, n_up = 0, n_out = 0;
 	u64 retire = 0;
-	unsigned int i;
 
-	/* Decide over the paths as they stand, then retire. */
+	for (i = 0; i < ps->n; i++) {
+		if (!ps->p[i].up)
+			continue;
+		n_up++;
+		if (outstanding & BIT_ULL(i))
+			n_out++;
+	}
+	/*
+	 * A timeout that spares most paths points at the ones that timed out, lossy or
+	 * only slow (a deep queue on their route): retire them all. One that hit most paths
+	 * is shared, or total: retire only those clearly worse than the rest. Decide over
+	 * the paths as they stand, then retire.
+	 */
 	for (i = 0; i < ps->n; i++)
-		if ((outstanding & BIT_ULL(i)) && ps->p[i].up && mr_path_worst(ps, i))
+		if ((outstanding & BIT_ULL(i)) && ps->p[i].up &&
+		    (2 * n_out <= n_up || mr_path_worst(ps, i)))
 			retire |= BIT_ULL(i);
 	for (i = 0; i < ps->n; i++)
 		if (retire & BIT_ULL(i))

@@ -54,8 +54,9 @@ void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
 /* Take path out of service. */
 void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path);
 /*
- * RTO: of the paths with packets outstanding (bit i of outstanding: path i), retire
- * those whose loss rate is clearly worse than the other up paths'.
+ * RTO with packets outstanding on the paths of outstanding (bit i: path i): retire them
+ * if they are at most half of the up paths, else only those whose loss rate is clearly
+ * worse than the other up paths'.
  */
 void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding);
 /* Path for a new packet. Probes a retired path when its probe is due. */
