@@ -103,9 +103,9 @@ static void mr_debug(struct sim *s, struct sim_ep *e)
 	const struct mr_conn *c = mr_ep(e)->c;
 	uint32_t k = s->cfg.fab.hosts_per_leaf, i;
 
-	fprintf(stderr, "# flow %u cwnd %u alpha %u srtt %llu up %u:", e->flow->id,
+	fprintf(stderr, "# flow %u cwnd %u alpha %u srtt %llu retired %llu up %u:", e->flow->id,
 		c->cc.cwnd >> MR_FP_SHIFT, c->cc.alpha, (unsigned long long)c->paths.conn.srtt,
-		mr_paths_up(&c->paths));
+		(unsigned long long)c->paths.stat_retired, mr_paths_up(&c->paths));
 	for (i = 0; i < c->paths.n; i++) {
 		u16 sp = SIM_PORT_LO + (e->sport_base - SIM_PORT_LO + i) % SIM_PORT_N;
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Congestion control: additive increase, ECN cuts proportional to alpha and at most once
- * per RTT, mild loss cut, RTO reset, the receiver's rate hint as a cap, robustness to
- * reordered ACKs and 16-bit counter wrap.
+ * per RTT, a mild cut on loss only with congestion evidence (marks or queueing delay in
+ * the same window), RTO reset and slow start back to half the window, the receiver's rate
+ * hint as a cap, robustness to reordered ACKs and 16-bit counter wrap.
  */
 #include "unit.h"
 #include "cc.h"
@@ -128,24 +129,152 @@ static void test_reordered_ack_and_counter_wrap(void **state)
 	assert_true(cc.alpha <= MR_FP_ONE);
 }
 
-static void test_loss_and_rto(void **state)
+/*
+ * Random loss: a long run at 10% loss with neither marks nor queueing delay. The old rule
+ * (1/8 per RTT on any loss) took the window from 128 to single digits; now it only grows.
+ */
+static void test_random_loss_does_not_cut(void **state)
+{
+	struct mr_cc cc;
+	u32 i, lost = 0;
+	u16 rx = 0;
+	u64 now = 0;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	for (i = 0; i < 20000; i++) {
+		now += SRTT / 128;
+		if (i % 10 == 9) {
+			/* the packet sent one RTT ago did not arrive; its path: jitter, no queue */
+			assert_false(mr_cc_on_loss(&cc, now, SRTT, now - SRTT, SRTT + 2 * US,
+						   SRTT));
+			lost++;
+			continue;
+		}
+		rx++;
+		mr_cc_on_ack(&cc, now, SRTT, 0, rx, 0, 1);
+		assert_true(pkts(&cc) >= 128);
+	}
+	assert_int_equal(cc.stat_loss_random, lost);
+	assert_int_equal(cc.stat_loss_cong, 0);
+	/* additive increase went on: 18000 ACKs take 128 packets to about 229 */
+	assert_true(pkts(&cc) >= 220);
+}
+
+/* Loss in a window that also carried CE marks is congestion: 1/8 off, once per RTT. */
+static void test_loss_with_ce_cuts(void **state)
+{
+	struct mr_cc cc;
+	u64 t = 10 * SRTT;
+	u32 w;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	/* every packet marked at t: the ECN cut with alpha still 1 halves the window */
+	mr_cc_on_ack(&cc, t, SRTT, 11, 11, 0, 1);
+	assert_int_equal(pkts(&cc), 64);
+	w = cc.cwnd;
+	/* a loss from the same window within the RTT: the same event, no second cut */
+	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, SRTT, SRTT));
+	assert_int_equal(cc.cwnd, w);
+	/* a packet sent before the mark, found lost an RTT later: congestive, 1/8 off */
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, SRTT, SRTT));
+	assert_int_equal(pkts(&cc), 56);
+	w = cc.cwnd;
+	/* a packet sent after the last mark: random, no cut however late */
+	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, SRTT, SRTT));
+	assert_int_equal(cc.cwnd, w);
+	/* a mark reported at the very time the packet was sent still counts */
+	mr_cc_on_ack(&cc, t + 6 * SRTT, SRTT, 12, 12, 0, 1);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, SRTT, SRTT));
+	assert_int_equal(pkts(&cc), 112);
+	assert_int_equal(cc.stat_loss_cong, 3);
+	assert_int_equal(cc.stat_loss_random, 1);
+}
+
+/* Without marks, the lost packet's path queueing (smoothed RTT well above its minimum). */
+static void test_loss_with_queueing_delay_cuts(void **state)
 {
 	struct mr_cc cc;
 
 	(void)state;
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	mr_cc_on_loss(&cc, SRTT, SRTT);
-	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
-	mr_cc_on_loss(&cc, SRTT + 1, SRTT);	/* same RTT: same episode */
+	/* min 20 us: the threshold is min / 2 = 10 us of queueing */
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 30 * US, 20 * US));
+	assert_int_equal(pkts(&cc), 128);
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 30 * US + 1, 20 * US));
 	assert_int_equal(pkts(&cc), 112);
-	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT);
+	/* min 4 us: the floor of 4 us applies, not min / 2 */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 8 * US, 4 * US));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 8 * US + 1, 4 * US));
+	assert_int_equal(pkts(&cc), 112);
+	/* no minimum yet: no opinion */
+	mr_cc_init(&cc, 4096);
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, 1000 * US, 0));
+}
+
+static void test_congestive_loss_once_per_rtt_and_rto(void **state)
+{
+	struct mr_cc cc;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	/* losses on a path with a 90 us queue */
+	mr_cc_on_loss(&cc, SRTT, SRTT, 0, 100 * US, 10 * US);
+	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
+	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, 100 * US, 10 * US);	/* same RTT: one episode */
+	assert_int_equal(pkts(&cc), 112);
+	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, 100 * US, 10 * US);
 	assert_int_equal(pkts(&cc), 98);
+	/* an RTO resets the window whatever the evidence */
 	mr_cc_on_rto(&cc);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	/* never below one packet */
-	mr_cc_on_loss(&cc, 10 * SRTT, SRTT);
+	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, 100 * US, 10 * US);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+}
+
+/* After an RTO the window doubles per RTT back to half what it was, then grows by one. */
+static void test_slow_start_after_rto(void **state)
+{
+	struct mr_cc cc;
+	u16 rx = 0;
+	u64 now = 0;
+	u32 i;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	mr_cc_on_rto(&cc);
+	mr_cc_on_rto(&cc);	/* a second RTO before any ACK keeps the target */
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+	assert_int_equal(cc.ssthresh, 64 << MR_FP_SHIFT);
+	/* 63 acknowledged packets take the window from 1 to 64, not to ~12 */
+	for (i = 0; i < 63; i++)
+		mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 1);
+	assert_int_equal(cc.cwnd, 64 << MR_FP_SHIFT);
+	/* then additive increase: 64 more packets add about one */
+	for (i = 0; i < 64; i++)
+		mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 1);
+	assert_in_range(cc.cwnd - (64 << MR_FP_SHIFT), MR_FP_ONE * 9 / 10, MR_FP_ONE);
+	/* a mark during slow start ends it */
+	mr_cc_on_rto(&cc);
+	assert_int_equal(cc.ssthresh >> MR_FP_SHIFT, 32);
+	mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 4);
+	assert_int_equal(pkts(&cc), 5);
+	mr_cc_on_ack(&cc, now += 2 * SRTT, SRTT, 1, ++rx, 0, 1);
+	assert_int_equal(cc.ssthresh, 0);
+	/* four more packets: additive increase (4 / cwnd), not slow start (4) */
+	i = cc.cwnd;
+	mr_cc_on_ack(&cc, now += 100, SRTT, 1, ++rx, 0, 4);
+	assert_true(cc.cwnd - i < 2 * MR_FP_ONE);
 }
 
 static void test_rate_hint_caps_window_and_pace(void **state)
@@ -188,7 +317,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_cut_scales_with_alpha_once_per_rtt),
 	cmocka_unit_test(test_full_marking_drives_window_to_one),
 	cmocka_unit_test(test_reordered_ack_and_counter_wrap),
-	cmocka_unit_test(test_loss_and_rto),
+	cmocka_unit_test(test_random_loss_does_not_cut),
+	cmocka_unit_test(test_loss_with_ce_cuts),
+	cmocka_unit_test(test_loss_with_queueing_delay_cuts),
+	cmocka_unit_test(test_congestive_loss_once_per_rtt_and_rto),
+	cmocka_unit_test(test_slow_start_after_rto),
 	cmocka_unit_test(test_rate_hint_caps_window_and_pace),
 };
 

@@ -498,6 +498,33 @@ static void test_random_loss_and_jitter(void **state)
 	world_free(&w);
 }
 
+/*
+ * 10% random loss on every path, no marks, no queue: the losses are repaired and charged
+ * to their paths but do not shrink the window, which keeps growing (the old rule of 1/8
+ * per RTT held it near 8 packets).
+ */
+static void test_random_loss_keeps_window(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	world_init(&w, 10, 1, 4, 300);
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 100000;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.delivered, 300);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	assert_true(mr_cc_window(&w.c[0]->cc, w.c[0]->paths.conn.srtt) > 32);
+	assert_true(w.c[0]->cc.stat_loss_random > 50);
+	assert_int_equal(w.c[0]->cc.stat_loss_cong, 0);
+	print_message("# %u drops, %llu random losses, cwnd %u, %llu RTOs\n", w.drops,
+		      (unsigned long long)w.c[0]->cc.stat_loss_random,
+		      w.c[0]->cc.cwnd >> MR_FP_SHIFT, (unsigned long long)w.c[0]->tx.stat_rto);
+	world_free(&w);
+}
+
 static void test_dead_path_is_retired(void **state)
 {
 	static struct world w;
@@ -898,6 +925,7 @@ static void test_post_checks_and_rnr(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_clean_spraying),
 	cmocka_unit_test(test_random_loss_and_jitter),
+	cmocka_unit_test(test_random_loss_keeps_window),
 	cmocka_unit_test(test_dead_path_is_retired),
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),

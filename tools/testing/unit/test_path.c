@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Path health and selection: even spreading, load moving off a marked or lossy path,
- * retirement after consecutive losses, probing with backoff, recovery, retransmission on
+ * retirement after consecutive losses when the path loses clearly more than the others
+ * (not for loss they share), probing with backoff, recovery, retransmission on
  * another path, the reorder window from measured skew.
  */
 #include "unit.h"
@@ -162,6 +163,134 @@ static void test_loss_retires_and_probe_recovers(void **state)
 	assert_int_equal(hist[1], 272);
 }
 
+/*
+ * Loss all paths share (a burst on the first hop) retires none of them; a path that
+ * fails on its own is still retired within a few losses.
+ */
+static void test_shared_loss_retires_no_path(void **state)
+{
+	struct mr_paths ps;
+	u32 i, k, n;
+
+	(void)state;
+	mr_paths_init(&ps, 8);
+	for (i = 0; i < 100; i++)
+		for (k = 0; k < 8; k++)
+			mr_paths_on_acked(&ps, k);
+	/* a burst of 48 packets sprayed over 8 paths: six consecutive losses on each */
+	for (i = 0; i < 6; i++)
+		for (k = 0; k < 8; k++)
+			mr_paths_on_loss(&ps, 0, k);
+	assert_int_equal(mr_paths_up(&ps), 8);
+	/* load is still spread evenly: the weights fell alike */
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(ps.p[k].consec_losses, 6);
+		assert_int_equal(ps.p[k].weight, MR_PATH_W_MIN);
+	}
+	/* then path 5 dies while the others deliver again */
+	for (k = 0; k < 8; k++)
+		mr_paths_on_echo(&ps, k, 10 * US, false);
+	for (n = 0; n < 100 && ps.p[5].up; n++) {
+		for (i = 0; i < 7; i++)
+			for (k = 0; k < 8; k++)
+				if (k != 5)
+					mr_paths_on_acked(&ps, k);
+		mr_paths_on_loss(&ps, 0, 5);
+	}
+	assert_false(ps.p[5].up);
+	assert_true(n <= 2 * MR_PATH_FAIL_LOSSES);
+	assert_int_equal(mr_paths_up(&ps), 7);
+	/* a path alone has nothing to compare with: four losses retire it */
+	mr_paths_init(&ps, 1);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, 0, 0);
+	assert_false(ps.p[0].up);
+}
+
+/*
+ * 10% random loss on every path: a run of four losses on one path is bad luck, not a
+ * failure; only a path that keeps losing far more than the others goes.
+ */
+static void test_random_loss_retires_no_path(void **state)
+{
+	struct mr_paths ps;
+	u32 i, k, n;
+
+	(void)state;
+	mr_paths_init(&ps, 8);
+	for (i = 0; i < 1000; i++) {
+		for (k = 0; k < 8; k++) {
+			if ((i + k) % 10 == 0)
+				mr_paths_on_loss(&ps, 0, k);
+			else
+				mr_paths_on_acked(&ps, k);
+		}
+		if (i % 4 == 0)
+			for (k = 0; k < 8; k++)
+				mr_paths_on_echo(&ps, k, 10 * US, false);
+	}
+	for (k = 0; k < 8; k++)
+		assert_in_range(ps.p[k].loss_rate, MR_FP_ONE / 20, MR_FP_ONE / 5);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, 0, 2);
+	assert_int_equal(mr_paths_up(&ps), 8);
+	/* it keeps losing while the others do not: it goes */
+	for (n = 0; n < 100 && ps.p[2].up; n++)
+		mr_paths_on_loss(&ps, 0, 2);
+	assert_false(ps.p[2].up);
+	assert_true(n <= 2 * MR_PATH_FAIL_LOSSES);
+	assert_true(ps.p[2].loss_rate >= MR_PATH_FAIL_RATIO * (MR_FP_ONE / 10));
+}
+
+/*
+ * An RTO that hit most paths retires only the clearly worse of them; one that spared
+ * most paths retires those it hit.
+ */
+static void test_rto_retires_only_worse_paths(void **state)
+{
+	struct mr_paths ps;
+	u32 i;
+
+	(void)state;
+	/* two paths of eight timed out, nothing lost before: they go, the rest stay */
+	mr_paths_init(&ps, 8);
+	mr_paths_on_rto(&ps, 0, 0x3);
+	assert_int_equal(mr_paths_up(&ps), 6);
+	assert_false(ps.p[0].up || ps.p[1].up);
+	/* five of eight: shared, nobody clearly worse, nobody retired */
+	mr_paths_init(&ps, 8);
+	mr_paths_on_rto(&ps, 0, 0x1f);
+	assert_int_equal(mr_paths_up(&ps), 8);
+	/* a clean connection loses everything at once: shared, nobody retired */
+	mr_paths_init(&ps, 4);
+	mr_paths_on_rto(&ps, 0, 0xf);
+	assert_int_equal(mr_paths_up(&ps), 4);
+	/* path 1 has been losing, the others not: it goes; path 3 (losing too) had nothing
+	 * outstanding and stays
+	 */
+	for (i = 0; i < 3; i++) {
+		mr_paths_on_loss(&ps, 0, 1);
+		mr_paths_on_loss(&ps, 0, 3);
+		mr_paths_on_echo(&ps, 3, 10 * US, false);
+	}
+	mr_paths_on_rto(&ps, 0, 0x7);
+	assert_false(ps.p[1].up);
+	assert_true(ps.p[0].up && ps.p[2].up && ps.p[3].up);
+	/* decided before retiring: two paths equally bad against two clean ones both go */
+	mr_paths_init(&ps, 4);
+	for (i = 0; i < 3; i++) {
+		mr_paths_on_loss(&ps, 0, 0);
+		mr_paths_on_loss(&ps, 0, 1);
+	}
+	mr_paths_on_rto(&ps, 0, 0xf);
+	assert_int_equal(mr_paths_up(&ps), 2);
+	assert_false(ps.p[0].up || ps.p[1].up);
+	/* a path alone is retired, as before */
+	mr_paths_init(&ps, 1);
+	mr_paths_on_rto(&ps, 0, 0x1);
+	assert_int_equal(mr_paths_up(&ps), 0);
+}
+
 static void test_probe_backoff_is_capped(void **state)
 {
 	struct mr_paths ps;
@@ -269,6 +398,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_moves_load),
 	cmocka_unit_test(test_slow_path_sheds_load),
 	cmocka_unit_test(test_loss_retires_and_probe_recovers),
+	cmocka_unit_test(test_shared_loss_retires_no_path),
+	cmocka_unit_test(test_random_loss_retires_no_path),
+	cmocka_unit_test(test_rto_retires_only_worse_paths),
 	cmocka_unit_test(test_probe_backoff_is_capped),
 	cmocka_unit_test(test_all_paths_down_round_robin),
 	cmocka_unit_test(test_retransmit_goes_elsewhere),

@@ -443,6 +443,21 @@ static void test_spurious_retransmission_counted(void **state)
 	assert_true(r.echo_rtt_valid);
 	assert_int_equal(r.echo_rtt_ns, 10);
 	assert_int_equal(w.stat_spurious, 1);
+
+	/*
+	 * Retransmitted twice: both copies carry RETX, so the echo cannot say which arrived.
+	 * Taking the last send time would make a 1 ns "RTT" here (and a path minimum that
+	 * passes any later RTT for queueing).
+	 */
+	mr_txwin_send(&w, 100, 0, 0, 0, 100);		/* PSN 2 */
+	mr_txwin_retransmit(&w, 200, 2, 1);
+	mr_txwin_retransmit(&w, 300, 2, 2);
+	ack_list(3, NULL, 0, &a);
+	a.echo_psn = 2;
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 301, &a, NULL, NULL, &r), 0);
+	assert_true(r.echo_acked);
+	assert_false(r.echo_rtt_valid);
 }
 
 static void test_reordering_tolerance_adapts(void **state)

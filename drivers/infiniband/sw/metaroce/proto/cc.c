@@ -3,9 +3,11 @@
  * MetaRoCE congestion control.
  *
  * ECN is the congestion signal: switches mark before their buffers overflow. On a fabric
- * without PFC a drop is as likely a corrupted frame or a dead link as congestion, so loss
- * costs only 1/8 of the window (the path module moves load off the lossy path) and only
- * the RTO resets the window.
+ * without PFC a drop is as likely a corrupted frame or a dead link as congestion, so a
+ * loss costs 1/8 of the window only when it comes with congestion evidence (CE marks in
+ * the same window, or an RTT well above the minimum on the lost packet's path); other
+ * losses cost nothing here (the path module moves load off a lossy path). Only the RTO
+ * resets the window.
  */
 #include "cc.h"
 #include "params.h"
@@ -31,6 +33,7 @@ static bool mr_cc_may_cut(const struct mr_cc *cc, u64 now, u64 srtt_ns)
 
 static void mr_cc_cut(struct mr_cc *cc, u64 now, u32 new_cwnd)
 {
+	cc->ssthresh = 0;	/* congestion again: no more slow start */
 	cc->cwnd = max_t(u32, new_cwnd, MR_CWND_FP_MIN);
 	cc->last_cut_ns = now;
 	cc->cut_once = true;
@@ -72,6 +75,10 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 	}
 	if (d_ce > d_rx)
 		d_ce = d_rx;	/* a broken receiver must not drive alpha above 1 */
+	if (d_ce) {
+		cc->last_ce_ns = now;
+		cc->ce_seen = true;
+	}
 	cc->acc_ce += d_ce;
 	cc->acc_rx += d_rx;
 
@@ -98,23 +105,55 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 			mr_cc_cut(cc, now, cc->cwnd - (u32)cut);
 		}
 	} else {
-		/* Additive increase: one packet per window of acknowledged packets. */
-		for (i = 0; i < newly_acked && cc->cwnd < MR_CWND_FP_MAX; i++)
-			cc->cwnd += max_t(u32, (MR_FP_ONE << MR_FP_SHIFT) / cc->cwnd, 1);
+		/*
+		 * Slow start back to half the window an RTO took away: one packet per
+		 * acknowledged packet. Then additive increase: one packet per window.
+		 */
+		for (i = 0; i < newly_acked && cc->cwnd < MR_CWND_FP_MAX; i++) {
+			if (cc->cwnd < cc->ssthresh)
+				cc->cwnd = min_t(u32, cc->cwnd + MR_FP_ONE, cc->ssthresh);
+			else
+				cc->cwnd += max_t(u32, (MR_FP_ONE << MR_FP_SHIFT) / cc->cwnd, 1);
+		}
 	}
 
 	cap = mr_cc_hint_wnd(cc, srtt_ns) << MR_FP_SHIFT;
 	cc->cwnd = clamp_t(u32, cc->cwnd, MR_CWND_FP_MIN, min_t(u32, cap, MR_CWND_FP_MAX));
 }
 
-void mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns)
+/*
+ * Congestion evidence for a packet sent at sent_ns on a path: marks reported since it was
+ * sent, or the path's smoothed RTT well above its minimum (a queue on that path, marked
+ * or not). Smoothed, so that jitter and the spread of the reverse paths the ACKs take do
+ * not pass for a queue.
+ */
+static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, u64 path_srtt_ns,
+			    u64 path_min_ns)
 {
+	if (cc->ce_seen && cc->last_ce_ns >= sent_ns)
+		return true;
+	return path_min_ns &&
+	       path_srtt_ns > path_min_ns + max_t(u64, path_min_ns / 2, MR_CC_QDELAY_MIN_NS);
+}
+
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
+		   u64 path_min_ns)
+{
+	if (!mr_cc_congested(cc, sent_ns, path_srtt_ns, path_min_ns)) {
+		cc->stat_loss_random++;
+		return false;
+	}
+	cc->stat_loss_cong++;
 	if (mr_cc_may_cut(cc, now, srtt_ns))
 		mr_cc_cut(cc, now, cc->cwnd - (cc->cwnd >> MR_LOSS_BETA_SHIFT));
+	return true;
 }
 
 void mr_cc_on_rto(struct mr_cc *cc)
 {
+	/* Repeated RTOs keep the first one's target, not half of 1. */
+	if (!cc->ssthresh || cc->cwnd > MR_CWND_FP_MIN)
+		cc->ssthresh = max_t(u32, cc->cwnd / 2, MR_CWND_FP_MIN);
 	cc->cwnd = MR_CWND_FP_MIN;
 }
 

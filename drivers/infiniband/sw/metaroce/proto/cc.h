@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Sender congestion control of one direction of a connection: AIMD on the fraction of
- * ECN-marked packets the receiver echoes (DCTCP-style alpha), a mild cut on loss, a reset
- * on RTO, and a cap from the receiver's fair-share rate hint. Fixed point, no floats.
+ * ECN-marked packets the receiver echoes (DCTCP-style alpha), a mild cut on a loss that
+ * comes with congestion evidence (marks in the same window, or queueing on the lost
+ * packet's path), a reset on RTO with slow start back to half the window, and a cap from
+ * the receiver's fair-share rate hint. Fixed point, no floats.
  */
 #ifndef _METAROCE_PROTO_CC_H
 #define _METAROCE_PROTO_CC_H
@@ -23,6 +25,11 @@ struct mr_cc {
 	/* window-sum of the counter deltas since the last alpha update */
 	u32	acc_ce;
 	u32	acc_rx;
+	u64	last_ce_ns;	/* an ACK last reported new CE marks (once ce_seen) */
+	bool	ce_seen;
+	u32	ssthresh;	/* after an RTO: slow start up to here (<< MR_FP_SHIFT); 0 none */
+	u64	stat_loss_cong;	/* congestive losses (at most one cut per srtt) */
+	u64	stat_loss_random;	/* losses without congestion evidence: no cut */
 };
 
 void mr_cc_init(struct mr_cc *cc, u32 mtu);
@@ -32,7 +39,14 @@ void mr_cc_init(struct mr_cc *cc, u32 mtu);
  */
 void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
 		  u32 rate_hint, u32 newly_acked);
-void mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns);
+/*
+ * A packet last sent at sent_ns on a path whose smoothed and minimum RTT are now
+ * path_srtt_ns and path_min_ns was declared lost. Cuts cwnd only with congestion
+ * evidence: CE marks reported at or after sent_ns, or queueing on the path; returns true
+ * if the loss counted as congestive.
+ */
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
+		   u64 path_min_ns);
 void mr_cc_on_rto(struct mr_cc *cc);
 /* Packets that may be in flight now. */
 u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns);

@@ -384,15 +384,17 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = arg;
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
+	mr_paths_on_acked(&c->paths, p->path);
 }
 
 static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 {
 	struct mr_conn_ev *ev = arg;
 	struct mr_conn *c = ev->c;
+	const struct mr_rtt *prtt = &c->paths.p[p->path % MR_MAX_PATHS].rtt;
 
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
-	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt);
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min);
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
@@ -809,7 +811,6 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 void mr_conn_timer(struct mr_conn *c, u64 now)
 {
 	struct mr_conn_ev ev = { .c = c, .now = now };
-	unsigned int i;
 	u32 psn;
 
 	if (c->failed)
@@ -825,9 +826,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		break;
 	case MR_TMR_RTO:
 		mr_cc_on_rto(&c->cc);
-		for (i = 0; i < c->paths.n; i++)
-			if (ev.rto_paths & BIT_ULL(i))
-				mr_paths_retire(&c->paths, now, i);
+		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
 		break;
 	case MR_TMR_FAILED:
 		mr_conn_fail(c, MR_WC_RETRY_EXC);

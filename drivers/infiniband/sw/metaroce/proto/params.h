@@ -32,7 +32,8 @@
 #define MR_CWND_MIN		1
 #define MR_CWND_MAX		MR_SACK_BITS
 #define MR_ALPHA_G_SHIFT	4	/* alpha gain 1/16 */
-#define MR_LOSS_BETA_SHIFT	3	/* a loss episode cuts cwnd by 1/8 */
+#define MR_LOSS_BETA_SHIFT	3	/* a congestive loss episode cuts cwnd by 1/8 */
+#define MR_CC_QDELAY_MIN_NS	(4 * MR_NSEC_PER_USEC)	/* RTT above min by this: queueing */
 
 /* Path health */
 #define MR_PATH_W_MAX		1024
@@ -41,6 +42,8 @@
 #define MR_PATH_W_INC		16
 #define MR_PATH_CE_SHIFT	3	/* per-path CE EWMA gain 1/8 */
 #define MR_PATH_FAIL_LOSSES	4
+#define MR_PATH_FAIL_RATIO	4	/* ... and a loss rate this many times the others' */
+#define MR_PATH_LOSS_SHIFT	4	/* per-path loss rate EWMA gain 1/16 */
 #define MR_PATH_SLOW_FACTOR	3	/* srtt above this many times the fastest: shed load */
 #define MR_PATH_PROBE_NS	(1 * MR_NSEC_PER_MSEC)
 #define MR_PATH_PROBE_MAX_NS	(64 * MR_NSEC_PER_MSEC)

@@ -104,6 +104,61 @@ void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path)
 	p->up = false;
 	p->probing = false;
 	p->probe_at_ns = now + p->probe_ival_ns;
+	ps->stat_retired++;
+}
+
+void mr_paths_on_acked(struct mr_paths *ps, u8 path)
+{
+	if (path < ps->n)
+		ps->p[path].loss_rate -= ps->p[path].loss_rate >> MR_PATH_LOSS_SHIFT;
+}
+
+/*
+ * Is path's loss rate clearly worse than the others'? Above 0 and at least
+ * MR_PATH_FAIL_RATIO times that of at least half of the other up paths (true when there
+ * are none). Loss the paths share (the first hop, a host link) raises them all alike; a
+ * failing path climbs alone, or with the minority of paths that fail with it.
+ */
+static bool mr_path_worst(const struct mr_paths *ps, u8 path)
+{
+	u64 rate = ps->p[path].loss_rate;
+	unsigned int i, n = 0, below = 0;
+
+	for (i = 0; i < ps->n; i++) {
+		if (i == path || !ps->p[i].up)
+			continue;
+		n++;
+		if ((u64)ps->p[i].loss_rate * MR_PATH_FAIL_RATIO <= rate)
+			below++;
+	}
+	return !n || (rate && 2 * below >= n);
+}
+
+void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding)
+{
+	unsigned int i, n_up = 0, n_out = 0;
+	u64 retire = 0;
+
+	for (i = 0; i < ps->n; i++) {
+		if (!ps->p[i].up)
+			continue;
+		n_up++;
+		if (outstanding & BIT_ULL(i))
+			n_out++;
+	}
+	/*
+	 * A timeout that spares most paths points at the ones that timed out, lossy or
+	 * only slow (a deep queue on their route): retire them all. One that hit most paths
+	 * is shared, or total: retire only those clearly worse than the rest. Decide over
+	 * the paths as they stand, then retire.
+	 */
+	for (i = 0; i < ps->n; i++)
+		if ((outstanding & BIT_ULL(i)) && ps->p[i].up &&
+		    (2 * n_out <= n_up || mr_path_worst(ps, i)))
+			retire |= BIT_ULL(i);
+	for (i = 0; i < ps->n; i++)
+		if (retire & BIT_ULL(i))
+			mr_paths_retire(ps, now, i);
 }
 
 void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
@@ -114,6 +169,7 @@ void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
 		return;
 	p = &ps->p[path];
 	p->losses++;
+	p->loss_rate += (MR_FP_ONE - p->loss_rate) >> MR_PATH_LOSS_SHIFT;
 	if (!p->up) {
 		/* The probe was lost: wait longer before the next one. */
 		if (p->probing) {
@@ -124,7 +180,9 @@ void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
 		return;
 	}
 	p->weight = max_t(u32, p->weight / 2, MR_PATH_W_MIN);
-	if (++p->consec_losses >= MR_PATH_FAIL_LOSSES)
+	if (p->consec_losses < U8_MAX)
+		p->consec_losses++;
+	if (p->consec_losses >= MR_PATH_FAIL_LOSSES && mr_path_worst(ps, path))
 		mr_paths_retire(ps, now, path);
 }
 

@@ -4,8 +4,9 @@
  *
  * Each path keeps its own RTT, ECN and loss record and a weight. New packets are spread
  * over paths that are up by smooth weighted round-robin; marks and losses lower a path's
- * weight so that load moves off it; repeated losses retire it; a retired path is probed
- * with backoff and comes back when a probe is acknowledged.
+ * weight so that load moves off it; repeated losses retire it when its loss rate is
+ * clearly worse than the other paths' (loss they all share retires none); a retired path
+ * is probed with backoff and comes back when a probe is acknowledged.
  */
 #ifndef _METAROCE_PROTO_PATH_H
 #define _METAROCE_PROTO_PATH_H
@@ -30,6 +31,7 @@ struct mr_path {
 	u64	probe_at_ns;	/* retired: when the next probe may go */
 	u64	probe_ival_ns;
 	u8	consec_losses;
+	u32	loss_rate;	/* EWMA of packet fates, MR_FP_ONE = every packet lost */
 	bool	up;
 	bool	probing;	/* retired, a probe is outstanding */
 };
@@ -39,15 +41,24 @@ struct mr_paths {
 	u8	rr;		/* round-robin cursor when no path is up */
 	struct mr_rtt conn;	/* over all paths: drives RTO and PTO */
 	struct mr_path p[MR_MAX_PATHS];
+	u64	stat_retired;	/* paths taken out of service */
 };
 
 void mr_paths_init(struct mr_paths *ps, u8 n);
 /* An ACK echoed a packet sent on path; rtt_ns 0 when the sample is ambiguous. */
 void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce);
+/* A packet last sent on path was acknowledged. */
+void mr_paths_on_acked(struct mr_paths *ps, u8 path);
 /* A packet sent on path was declared lost. */
 void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
-/* Take path out of service (RTO with packets outstanding on it). */
+/* Take path out of service. */
 void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path);
+/*
+ * RTO with packets outstanding on the paths of outstanding (bit i: path i): retire them
+ * if they are at most half of the up paths, else only those whose loss rate is clearly
+ * worse than the other up paths'.
+ */
+void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding);
 /* Path for a new packet. Probes a retired path when its probe is due. */
 u8 mr_paths_pick(struct mr_paths *ps, u64 now);
 /* Path for a retransmission of a packet lost on path avoid. */

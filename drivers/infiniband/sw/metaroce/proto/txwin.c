@@ -134,9 +134,11 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 
 	/*
 	 * An ACK for a retransmitted packet may be for any of its copies; only the echo says
-	 * which. The original arriving after all means the retransmission was spurious.
+	 * which, and only between the original and a single retransmission: two copies both
+	 * carry RETX. The original arriving after all means the retransmission was spurious.
 	 */
-	unambiguous = !p->nretx || (echoed && (ack->echo_flags & MR_ECHO_RETX));
+	unambiguous = !p->nretx ||
+		      (p->nretx == 1 && echoed && (ack->echo_flags & MR_ECHO_RETX));
 	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
 		/* This fabric reorders more than we allowed for: allow more. */
 		w->stat_spurious++;
