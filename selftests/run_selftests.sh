@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 if [ $# -eq 0 ]; then
-	mapfile -t tests < <(all_selftests "${except[@]}")
+	mapfile -t tests <<<"$(all_selftests "${except[@]}")"
 	set -- "${tests[@]}"
 fi
 for t in "$@"; do

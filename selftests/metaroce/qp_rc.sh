@@ -5,6 +5,9 @@
 # test module metaroce_rc_test.ko (drivers/infiniband/sw/metaroce/tests/, krping style):
 # every RC operation with data checked byte for byte, error completions, RNR; first on a
 # clean link, then with 10% loss, reordering and duplication (netem) on both directions.
+# Between the two, metaroce_cm_test.ko connects QPs with rdma_cm across the namespaces (CM
+# MADs over the GSI QPs, MetaRoCE datagrams), sends and reads over the connection and
+# disconnects.
 # Then teardown while traffic runs: the link is deleted, the netdev removed and the module
 # unloaded under a stream of sends.
 #
@@ -18,18 +21,20 @@ require_vm
 
 KOBJ=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
 TEST_KO=${METAROCE_RC_TEST_KO:-$KOBJ/tests/metaroce_rc_test.ko}
+CM_KO=$KOBJ/tests/metaroce_cm_test.ko
 
-# rc_test NAME ARGS...: load the test module once, print its TAP lines as diagnostics and
-# make them one point: all of its tests passed.
+# rc_test NAME [KO] ARGS...: load a test module once, print its TAP lines as diagnostics
+# and make them one point: all of its tests passed.
 rc_test() {
-	local name=$1 marker status log
+	local name=$1 ko=$TEST_KO marker status log
 	shift
+	case ${1:-} in *.ko) ko=$1; shift ;; esac
 	marker="metaroce-selftest: qp_rc $$ $(date +%s%N)"
 	echo "$marker" >/dev/kmsg
-	insmod "$TEST_KO" a=mr_a b=mr_b "$@"
+	insmod "$ko" a=mr_a b=mr_b "$@"
 	status=$?
-	rmmod metaroce_rc_test 2>/dev/null
-	log=$(dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] metaroce_rc_test: //p')
+	rmmod "$(basename "$ko" .ko)" 2>/dev/null
+	log=$(dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] metaroce_[a-z]*_test: //p')
 	ktap_diag "$log"
 	if [ "$status" -eq 0 ] && grep -q '^ok ' <<<"$log" && ! grep -q '^not ok' <<<"$log"; then
 		ktap_ok "$name ($(grep -c '^ok ' <<<"$log") checks)"
@@ -47,10 +52,13 @@ setup() {
 		gid_index mr_a 10.7.0.1 >/dev/null && gid_index mr_b 10.7.0.2 >/dev/null
 }
 
-ktap_plan 6
+ktap_plan 7
+modprobe rdma_cm
 ktap_check "two nodes, a MetaRoCE device on each" setup || ktap_finish
 
 rc_test "every RC operation, clean link"
+rc_test "rdma_cm: connect, send, read, disconnect across namespaces" "$CM_KO" \
+	addr_a=10.7.0.1 addr_b=10.7.0.2
 netem a va loss 10% delay 1ms 1ms distribution normal duplicate 2%
 netem b vb loss 10% delay 1ms 1ms distribution normal duplicate 2%
 rc_test "every RC operation, 10% loss, reordering, duplication" count=1024

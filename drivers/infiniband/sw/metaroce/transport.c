@@ -215,22 +215,23 @@ static void metaroce_sq_complete(struct metaroce_qp *qp)
 	while (qp->sq_done != qp->sq_copy) {
 		struct metaroce_swqe *w = &qp->swqe[qp->sq_done & (qp->sq.num - 1)];
 
+		struct ib_wc wc = {
+			.wr_id = w->wr_id,
+			.status = w->status,
+			.opcode = metaroce_wc_opcode(w->opcode),
+			.qp = &qp->ibqp,
+			.byte_len = w->len,
+		};
+		bool report = w->signaled || w->status != IB_WC_SUCCESS;
+
 		if (!w->done)
 			break;
-		if (w->signaled || w->status != IB_WC_SUCCESS) {
-			struct ib_wc wc = {
-				.wr_id = w->wr_id,
-				.status = w->status,
-				.opcode = metaroce_wc_opcode(w->opcode),
-				.qp = &qp->ibqp,
-				.byte_len = w->len,
-			};
-
-			metaroce_cq_post(cq, &wc, false);
-		}
 		w->done = false;
+		/* Free the slot first: a consumer may post again on seeing the CQE. */
 		qp->sq_done++;
 		metaroce_queue_cons_release(&qp->sq, qp->sq_done);
+		if (report)
+			metaroce_cq_post(cq, &wc, false);
 	}
 }
 
@@ -253,9 +254,10 @@ static void metaroce_rq_complete(struct metaroce_qp *qp, const struct ib_wc *tmp
 
 	wc.wr_id = READ_ONCE(ring_wqe->wr_id);
 	wc.qp = &qp->ibqp;
-	metaroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc, solicited);
+	/* Free the slot first: a consumer may post again on seeing the CQE. */
 	qp->rq_done++;
 	metaroce_queue_cons_release(&qp->rq, qp->rq_done);
+	metaroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc, solicited);
 }
 
 /* In the error state every WQE completes with a flush error. */
@@ -869,7 +871,6 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 	rcu_read_unlock();
 }
 
-
 /* ------------------------------------------------------------------------
  * Datagrams: UD and GSI QPs (Documentation/infiniband/metaroce.rst,
  * "Datagrams"). One packet per message, no connection, nothing kept.
@@ -921,8 +922,7 @@ static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 	h.flags = (e->send_flags & METAROCE_SEND_SOLICITED) ? MR_F_SE : 0;
 	h.dqpn = e->wr.ud.remote_qpn & MR_QPN_MASK;
 	/* IBTA: a Q_Key with the high bit set means the QP's own. */
-	h.ctok = (e->wr.ud.remote_qkey & 0x80000000) && qp->ibqp.qp_type != IB_QPT_GSI ?
-		qp->attr.qkey : e->wr.ud.remote_qkey;
+	h.ctok = (e->wr.ud.remote_qkey & 0x80000000) ? qp->attr.qkey : e->wr.ud.remote_qkey;
 	h.paylen = len;
 	h.ud.sqpn = qp->ibqp.qp_num;
 	h.ud.imm = e->opcode == IB_WR_SEND_WITH_IMM ? e->imm_inv : 0;
