@@ -8,11 +8,17 @@
  * falls back to the write() command interface. This library intercepts
  * write() on such file descriptors and answers the core commands the
  * provider issues (GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD,
- * DEALLOC_PD, REG_MR, DEREG_MR) as the kernel would, checking what it
- * receives. Every other command fails with ENOSYS or, for extended commands,
- * EOPNOTSUPP. Each command is logged, one line each, to $FAKE_UVERBS_LOG.
+ * DEALLOC_PD, REG_MR, DEREG_MR, CREATE_CQ, REQ_NOTIFY_CQ, DESTROY_CQ) as the
+ * kernel would, checking what it receives. Every other command fails with
+ * ENOSYS or, for extended commands, EOPNOTSUPP. Each command is logged, one
+ * line each, to $FAKE_UVERBS_LOG.
+ *
+ * The one CQ it creates has a ring in a memfd holding two completions
+ * (FAKE_CQE_*), which mmap() of the uverbs file at FAKE_CQ_OFFSET maps;
+ * DESTROY_CQ fails unless the provider has consumed both (ring cons == 2).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -33,6 +40,11 @@
 #define FAKE_MR_HANDLE		0x22
 #define FAKE_LKEY		0x1234
 #define FAKE_RKEY		0x5678
+#define FAKE_CQ_HANDLE		0x33
+#define FAKE_CQ_OFFSET		0x7000
+#define FAKE_CQ_ENTRIES		16
+#define FAKE_CQE_WR_ID		0x1234
+#define FAKE_CQE_IMM		0xabcd
 
 static ssize_t (*next_write)(int, const void *, size_t);
 
@@ -188,6 +200,103 @@ static int dereg_mr(const void *body, size_t in_len)
 	return 0;
 }
 
+/* The fake CQ's ring: a memfd, so that the provider's mmap() can map it. */
+static int cq_fd = -1;
+static struct metaroce_ring *cq_ring;
+static size_t cq_len;
+
+static int create_cq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_create_cq *cmd = body;
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct metaroce_create_cq_resp drv;
+	} resp = {};
+	struct metaroce_cqe *cqe;
+
+	if (in_len < sizeof(*cmd) || cq_fd >= 0)
+		return EINVAL;
+	if (out_len != sizeof(resp) || cmd->cqe > FAKE_CQ_ENTRIES)
+		return EINVAL;
+
+	cq_len = 4096 * 2;
+	cq_fd = memfd_create("fake-cq", 0);
+	if (cq_fd < 0 || ftruncate(cq_fd, cq_len))
+		return errno;
+	cq_ring = mmap(NULL, cq_len, PROT_READ | PROT_WRITE, MAP_SHARED, cq_fd, 0);
+	if (cq_ring == MAP_FAILED)
+		return errno;
+
+	/* A receive with immediate, then a failed RDMA write. */
+	cqe = (void *)((char *)cq_ring + METAROCE_RING_HDR_SIZE);
+	cqe[0].wr_id = FAKE_CQE_WR_ID;
+	cqe[0].opcode = METAROCE_WC_RECV;
+	cqe[0].wc_flags = METAROCE_WC_WITH_IMM;
+	cqe[0].imm_inv = htonl(FAKE_CQE_IMM);
+	cqe[0].byte_len = 42;
+	cqe[0].qp_num = 7;
+	cqe[1].wr_id = FAKE_CQE_WR_ID + 1;
+	cqe[1].status = 10;		/* IBV_WC_REM_ACCESS_ERR */
+	cqe[1].opcode = 1;		/* IBV_WC_RDMA_WRITE */
+	cqe[1].vendor_err = 5;
+	cqe[1].qp_num = 7;
+	__atomic_store_n(&cq_ring->prod, 2, __ATOMIC_RELEASE);
+
+	resp.core.cq_handle = FAKE_CQ_HANDLE;
+	resp.core.cqe = FAKE_CQ_ENTRIES;
+	resp.drv.ring.mmap_offset = FAKE_CQ_OFFSET;
+	resp.drv.ring.mmap_length = cq_len;
+	resp.drv.ring.num_entries = FAKE_CQ_ENTRIES;
+	resp.drv.ring.entry_size = sizeof(struct metaroce_cqe);
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int req_notify_cq(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_req_notify_cq *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->cq_handle != FAKE_CQ_HANDLE)
+		return EINVAL;
+	return 0;
+}
+
+static int destroy_cq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_destroy_cq *cmd = body;
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	uint32_t cons;
+
+	if (in_len < sizeof(*cmd) || cmd->cq_handle != FAKE_CQ_HANDLE || !cq_ring)
+		return EINVAL;
+	cons = __atomic_load_n(&cq_ring->cons, __ATOMIC_ACQUIRE);
+	fake_log("destroy_cq cons=%u", cons);
+	if (cons != 2)
+		return EINVAL;
+	munmap(cq_ring, cq_len);
+	close(cq_fd);
+	cq_ring = NULL;
+	cq_fd = -1;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+
+	if (!next_mmap)
+		next_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && is_uverbs_fd(fd)) {
+		if (off != FAKE_CQ_OFFSET || cq_fd < 0 || len != cq_len) {
+			errno = EINVAL;
+			return MAP_FAILED;
+		}
+		fd = cq_fd;
+		off = 0;
+	}
+	return next_mmap(addr, len, prot, flags, fd, off);
+}
+
 static int fake_command(const void *buf, size_t len)
 {
 	const struct ib_uverbs_cmd_hdr *hdr = buf;
@@ -228,6 +337,15 @@ static int fake_command(const void *buf, size_t len)
 		break;
 	case IB_USER_VERBS_CMD_DEREG_MR:
 		ret = dereg_mr(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		ret = create_cq(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		ret = req_notify_cq(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+		ret = destroy_cq(body, in_len, out_len);
 		break;
 	default:
 		ret = ENOSYS;

@@ -8,6 +8,7 @@
  * Usage: verbs_ctrl DEVICE
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#define VERBS_CTRL_CHECKS 12
+#define VERBS_CTRL_CHECKS 17
 
 static int failed, count;
 
@@ -45,10 +46,15 @@ int main(int argc, char **argv)
 	struct ibv_device *dev = NULL;
 	struct ibv_context *ctx;
 	struct ibv_port_attr port;
+	struct ibv_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_wc wc[4];
+	struct ibv_srq *srq;
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr, *mr2;
-	char why[128];
+	char why[256];
 	int i, n, ret;
 	void *buf;
 
@@ -121,8 +127,47 @@ int main(int argc, char **argv)
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	snprintf(why, sizeof(why), "cq %p, errno %d (%s)", (void *)cq, errno,
 		 strerror(errno));
-	check(!cq && errno == EOPNOTSUPP,
-	      "ibv_create_cq fails with EOPNOTSUPP (op not provided)", why);
+	check(cq && cq->cqe == 16 && cq->handle == 0x33 && cq->context == ctx,
+	      "ibv_create_cq (create_cq, ring mapped)", why);
+	if (!cq)
+		bail();
+
+	/* The fake kernel's ring holds two completions. */
+	memset(wc, 0, sizeof(wc));
+	ret = ibv_poll_cq(cq, 4, wc);
+	snprintf(why, sizeof(why),
+		 "ret %d; wc0 id %#llx st %d op %d flags %#x imm %#x len %u qp %u; wc1 id %#llx st %d op %d verr %u",
+		 ret, (unsigned long long)wc[0].wr_id, wc[0].status, wc[0].opcode,
+		 wc[0].wc_flags, ntohl(wc[0].imm_data), wc[0].byte_len,
+		 wc[0].qp_num, (unsigned long long)wc[1].wr_id, wc[1].status,
+		 wc[1].opcode, wc[1].vendor_err);
+	check(ret == 2 && wc[0].wr_id == 0x1234 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_RECV && wc[0].wc_flags == IBV_WC_WITH_IMM &&
+	      ntohl(wc[0].imm_data) == 0xabcd && wc[0].byte_len == 42 &&
+	      wc[0].qp_num == 7 && wc[1].wr_id == 0x1235 &&
+	      wc[1].status == IBV_WC_REM_ACCESS_ERR &&
+	      wc[1].opcode == IBV_WC_RDMA_WRITE && wc[1].vendor_err == 5,
+	      "ibv_poll_cq reads the ring (poll_cq)", why);
+
+	ret = ibv_poll_cq(cq, 4, wc);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_poll_cq of the drained ring is 0", why);
+
+	ret = ibv_req_notify_cq(cq, 0);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_req_notify_cq (req_notify_cq)", why);
+
+	/* The fake kernel refuses unless the ring's cons says both were read. */
+	ret = ibv_destroy_cq(cq);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_destroy_cq (destroy_cq, cons published)", why);
+
+	errno = 0;
+	srq = ibv_create_srq(pd, &srq_attr);
+	snprintf(why, sizeof(why), "srq %p, errno %d (%s)", (void *)srq, errno,
+		 strerror(errno));
+	check(!srq && errno == EOPNOTSUPP,
+	      "ibv_create_srq fails with EOPNOTSUPP (op not provided)", why);
 
 	ret = ibv_dereg_mr(mr);
 	snprintf(why, sizeof(why), "ret %d", ret);
