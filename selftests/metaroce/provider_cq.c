@@ -9,13 +9,21 @@
  *                                         (exit status 0 if all succeeded)
  *   provider_cq DEVICE GID_INDEX hold     create objects, print "ready",
  *                                         exit without destroying them
+ *   provider_cq DEVICE GID_INDEX events   create a 4-entry CQ on a completion
+ *                                         channel, arm it, print "ready PID",
+ *                                         wait for end of input (meanwhile the
+ *                                         kernel test module posts 5
+ *                                         completions to it), then check the
+ *                                         event, the 4 CQEs and the overflow
  *
  * GID_INDEX is the device's RoCE v2 GID for the AH's source (and
  * destination: the AH points at the device itself).
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +248,80 @@ static void checks(struct ibv_context *ctx, struct ibv_pd *pd, int gid_index)
 	check(uverbs_maps() == maps0, "every ring unmapped after destroy");
 }
 
+/* Waits up to 10 s for @fd to be readable. */
+static int wait_fd(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 10000) == 1;
+}
+
+/*
+ * The completions metaroce_verbs_test.ko inject_cq=... inject=5 posts: the
+ * first 4 fit, the 5th overflows the CQ.
+ */
+static void events(struct ibv_context *ctx)
+{
+	struct ibv_async_event aev;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq, *ev_cq;
+	struct ibv_wc wc[8];
+	char name[256];
+	void *ev_ctx;
+	int i, n, ok;
+
+	ch = ibv_create_comp_channel(ctx);
+	cq = ch ? ibv_create_cq(ctx, 4, (void *)0x5a, ch, 0) : NULL;
+	if (!cq || cq->cqe != 4 || ibv_req_notify_cq(cq, 0)) {
+		printf("not ok events: set-up\n");
+		failed = 1;
+		return;
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (getchar() != EOF)
+		;
+
+	ok = wait_fd(ch->fd) && ibv_get_cq_event(ch, &ev_cq, &ev_ctx) == 0;
+	check(ok && ev_cq == cq && ev_ctx == (void *)0x5a,
+	      "the armed CQ's completion event reaches the channel");
+	if (ok)
+		ibv_ack_cq_events(cq, 1);
+
+	memset(wc, 0, sizeof(wc));
+	n = ibv_poll_cq(cq, 8, wc);
+	snprintf(name, sizeof(name), "ibv_poll_cq returns the 4 that fit (got %d)", n);
+	check(n == 4, name);
+	ok = n == 4;
+	for (i = 0; ok && i < 4; i++) {
+		if (wc[i].wr_id != 0x1000U + i || wc[i].status != IBV_WC_SUCCESS ||
+		    wc[i].byte_len != 64U * i || wc[i].qp_num != 0)
+			ok = 0;
+		else if (i % 2)
+			ok = wc[i].opcode == IBV_WC_RDMA_WRITE && !wc[i].wc_flags;
+		else
+			ok = wc[i].opcode == IBV_WC_RECV &&
+			     wc[i].wc_flags == IBV_WC_WITH_IMM &&
+			     ntohl(wc[i].imm_data) == 0x100U + i;
+		if (!ok)
+			printf("# wc[%d]: wr_id %#llx status %d opcode %d flags %#x imm %#x len %u qp %u\n",
+			       i, (unsigned long long)wc[i].wr_id, wc[i].status,
+			       wc[i].opcode, wc[i].wc_flags, ntohl(wc[i].imm_data),
+			       wc[i].byte_len, wc[i].qp_num);
+	}
+	check(ok, "each CQE translated (wr_id, opcode, flags, immediate, length)");
+	check(ibv_poll_cq(cq, 8, wc) == 0, "ibv_poll_cq of the drained CQ is 0");
+
+	ok = wait_fd(ctx->async_fd) && ibv_get_async_event(ctx, &aev) == 0;
+	check(ok && aev.event_type == IBV_EVENT_CQ_ERR && aev.element.cq == cq,
+	      "the 5th completion overflowed: IBV_EVENT_CQ_ERR");
+	if (ok)
+		ibv_ack_async_event(&aev);
+
+	check(ibv_destroy_cq(cq) == 0, "destroy the overflowed CQ");
+	ibv_destroy_comp_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_qp_init_attr init;
@@ -285,6 +367,8 @@ int main(int argc, char **argv)
 		}
 		if (failed)
 			printf("# loop failed: %s\n", strerror(errno));
+	} else if (!strcmp(argv[3], "events")) {
+		events(ctx);
 	} else if (!strcmp(argv[3], "hold")) {
 		/* Left for the kernel to clean up when the process exits. */
 		cq = ibv_create_cq(ctx, 4096, NULL, NULL, 0);

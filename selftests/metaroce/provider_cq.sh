@@ -12,7 +12,10 @@
 # and post_send refuses what the ring cannot carry; an AH is created and destroyed; no ring
 # stays mapped after destroy. Then: 200 rounds of create/destroy do not grow VmallocUsed (the
 # rings are vmalloc memory); a process that exits holding CQs, a QP and an AH leaves nothing
-# behind, and the device and module go away.
+# behind. Then metaroce_verbs_test.ko posts 5 completions with metaroce_cq_post(), as the
+# transport will, to the helper's armed 4-entry CQ: the helper gets the completion event on
+# its channel, polls the 4 that fit with every field translated, and gets IBV_EVENT_CQ_ERR
+# for the 5th. Last, the device and module go away.
 #
 # While the kernel has no user QPs (create_qp fails with EOPNOTSUPP), the QP checks are
 # SKIPped with that reason and the rest runs without QPs.
@@ -30,6 +33,8 @@ HELPER=$WORK/provider_cq
 DEV=mr0
 ADDR=10.9.8.1
 HELPER_CHECKS=29
+EVENT_CHECKS=6
+TEST_KO=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce/tests/metaroce_verbs_test.ko
 LOOPS=200
 # VmallocUsed may move a little for reasons of its own; a leak of the rings of 200 rounds
 # (a 4096-entry CQ is 256 KiB) would be far more.
@@ -40,7 +45,7 @@ if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
 	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
 fi
 
-trap 'cleanup; ip link del v0 2>/dev/null; rm -rf "$WORK"; modprobe -r metaroce 2>/dev/null' EXIT
+trap 'exec 3>&-; cleanup; ip link del v0 2>/dev/null; rm -rf "$WORK"; rmmod metaroce_verbs_test 2>/dev/null; modprobe -r metaroce 2>/dev/null' EXIT
 
 vmalloc_kb() { awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo; }
 
@@ -57,7 +62,7 @@ vmalloc_back() {
 	return 1
 }
 
-ktap_plan $((4 + HELPER_CHECKS + 6))
+ktap_plan $((4 + HELPER_CHECKS + 5 + EVENT_CHECKS + 2))
 
 ktap_check "modprobe metaroce" modprobe metaroce || ktap_finish
 modprobe ib_uverbs 2>/dev/null
@@ -72,19 +77,26 @@ ktap_check "helper built" cc -O2 -Wall -Wextra -Werror -o "$HELPER" "$SRC" -libv
 gid=$(gid_index "$DEV" "$ADDR")
 ktap_check "RoCE v2 GID of $ADDR on $DEV (index ${gid:-none})" test -n "$gid" || ktap_finish
 
-# The helper's checks, one test point each (from a file: the VM has no /dev/fd).
+# helper_points FILE UNTIL: the helper's lines in FILE as test points, then failures up to
+# point UNTIL for the checks it did not reach. (A file: the VM has no /dev/fd.)
+helper_points() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ktap_ok "${line#ok }" ;;
+		"not ok "*) ktap_fail "${line#not ok }" ;;
+		"skip "*) line=${line#skip }; ktap_skip "${line%%: *}" "${line#*: }" ;;
+		"ready "*) ;;
+		*) ktap_diag "$line" ;;
+		esac
+	done <"$1"
+	while [ "$KTAP_NUM" -lt "$2" ]; do
+		ktap_fail "helper check not reached"
+	done
+}
+
 "$HELPER" "$DEV" "$gid" checks >"$WORK/checks" 2>&1
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ktap_ok "${line#ok }" ;;
-	"not ok "*) ktap_fail "${line#not ok }" ;;
-	"skip "*) line=${line#skip }; ktap_skip "${line%%: *}" "${line#*: }" ;;
-	*) ktap_diag "$line" ;;
-	esac
-done <"$WORK/checks"
-while [ "$KTAP_NUM" -lt $((4 + HELPER_CHECKS)) ]; do
-	ktap_fail "helper check not reached"
-done
+helper_points "$WORK/checks" $((4 + HELPER_CHECKS))
 
 "$HELPER" "$DEV" "$gid" loop 5 >/dev/null 2>&1	# warm-up: caches, xarray nodes
 base=$(vmalloc_kb)
@@ -97,6 +109,30 @@ ktap_diag "$out"
 ktap_check "a process exits holding CQs, a QP and an AH" \
 	sh -c '[ "$1" -eq 0 ] && printf "%s\n" "$2" | grep -q "^ready"' - "$rc" "$out"
 ktap_check "VmallocUsed back to ${base} kB (+${SLACK_KB}) after its exit" vmalloc_back "$base"
+
+# Completions from the kernel, as the transport will post them: the test module posts 5 to
+# the helper's armed 4-entry CQ; the helper gets the event, polls 4 and sees the overflow.
+mkfifo "$WORK/in"
+"$HELPER" "$DEV" "$gid" events <"$WORK/in" >"$WORK/events" 2>&1 &
+hpid=$!
+exec 3>"$WORK/in"
+for _ in $(seq 100); do
+	grep -q '^ready' "$WORK/events" && break
+	sleep 0.1
+done
+cqn=$(rdma -j resource show cq dev "$DEV" 2>/dev/null | python3 -c '
+import json, sys
+pid = int(sys.argv[1])
+print(next(c["cqn"] for c in json.load(sys.stdin) if c.get("pid") == pid))' "$hpid" 2>/dev/null)
+marker="metaroce-selftest: provider_cq $$ $(date +%s%N)"
+echo "$marker" >/dev/kmsg
+ktap_check "the kernel posts 5 completions to the helper's CQ ${cqn:-(not found)}" \
+	insmod "$TEST_KO" dev="$DEV" inject_cq="${cqn:--1}" inject=5
+ktap_diag "$(dmesg | sed -n "/$marker/,\$p" | sed -n 's/^\[[ 0-9.]*\] metaroce_verbs_test: //p')"
+rmmod metaroce_verbs_test 2>/dev/null
+exec 3>&-
+wait "$hpid"
+helper_points "$WORK/events" $((4 + HELPER_CHECKS + 5 + EVENT_CHECKS))
 
 ktap_check "rdma link delete $DEV" rdma_del_all
 ktap_check "modprobe -r metaroce" modprobe -r metaroce
