@@ -2,10 +2,10 @@
 /*
  * libmetaroce: the libibverbs provider for MetaRoCE devices.
  *
- * This is the control path only: device and port queries, contexts,
- * protection domains and memory regions, all through the core uverbs
- * commands. Every other verb is left unset, so libibverbs answers it with
- * EOPNOTSUPP until the datapath lands.
+ * The control path (device and port queries, contexts, protection domains,
+ * memory regions) goes through the core uverbs commands; CQs, QPs and AHs
+ * are in rings.c. Every verb left unset here (SRQs, MWs, extended CQs and
+ * QPs, ...) is answered by libibverbs with EOPNOTSUPP.
  */
 
 #include <errno.h>
@@ -17,14 +17,10 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/metaroce-abi.h>
 
-#include "verbs_private.h"
+#include "metaroce.h"
 
 struct metaroce_device {
 	struct verbs_device vdev;
-};
-
-struct metaroce_context {
-	struct verbs_context vctx;
 };
 
 /*
@@ -45,12 +41,6 @@ static_assert(offsetof(union metaroce_get_context_resp, drv) ==
 	      "no padding between the core and driver parts of the response");
 static_assert(sizeof(union metaroce_get_context_resp) % 8 == 0,
 	      "uverbs responses are a whole number of 64-bit words");
-
-static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
-{
-	return (struct metaroce_context *)((char *)ibctx -
-		offsetof(struct metaroce_context, vctx.context));
-}
 
 static inline struct metaroce_device *to_mdev(struct verbs_device *vdev)
 {
@@ -174,12 +164,25 @@ static void metaroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops metaroce_ctx_ops = {
 	.alloc_pd = metaroce_alloc_pd,
+	.create_ah = metaroce_create_ah,
+	.create_cq = metaroce_create_cq,
+	.create_qp = metaroce_create_qp,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
+	.destroy_ah = metaroce_destroy_ah,
+	.destroy_cq = metaroce_destroy_cq,
+	.destroy_qp = metaroce_destroy_qp,
 	.free_context = metaroce_free_context,
+	.modify_qp = metaroce_modify_qp,
+	.poll_cq = metaroce_poll_cq,
+	.post_recv = metaroce_post_recv,
+	.post_send = metaroce_post_send,
 	.query_device_ex = metaroce_query_device_ex,
 	.query_port = metaroce_query_port,
+	.query_qp = metaroce_query_qp,
 	.reg_mr = metaroce_reg_mr,
+	.req_notify_cq = metaroce_req_notify_cq,
+	.resize_cq = metaroce_resize_cq,
 };
 
 static struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,

@@ -149,13 +149,17 @@ struct verbs_context_ops {
 	vpriv_unused_op bind_mw;			/* 10 */
 	vpriv_unused_op close_xrcd;
 	vpriv_unused_op cq_event;
-	vpriv_unused_op create_ah;
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr);	/* 13 */
 	vpriv_unused_op create_counters;
-	vpriv_unused_op create_cq;			/* 15 */
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);	/* 15 */
 	vpriv_unused_op create_cq_ex;
 	vpriv_unused_op create_flow;
 	vpriv_unused_op create_flow_action_esp;
-	vpriv_unused_op create_qp;
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);	/* 19 */
 	vpriv_unused_op create_qp_ex;			/* 20 */
 	vpriv_unused_op create_rwq_ind_table;
 	vpriv_unused_op create_srq;
@@ -165,12 +169,12 @@ struct verbs_context_ops {
 	int (*dealloc_pd)(struct ibv_pd *pd);		/* 26 */
 	vpriv_unused_op dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);		/* 28 */
-	vpriv_unused_op destroy_ah;
+	int (*destroy_ah)(struct ibv_ah *ah);		/* 29 */
 	vpriv_unused_op destroy_counters;		/* 30 */
-	vpriv_unused_op destroy_cq;
+	int (*destroy_cq)(struct ibv_cq *cq);		/* 31 */
 	vpriv_unused_op destroy_flow;
 	vpriv_unused_op destroy_flow_action;
-	vpriv_unused_op destroy_qp;
+	int (*destroy_qp)(struct ibv_qp *qp);		/* 34 */
 	vpriv_unused_op destroy_rwq_ind_table;		/* 35 */
 	vpriv_unused_op destroy_srq;
 	vpriv_unused_op destroy_wq;
@@ -183,15 +187,19 @@ struct verbs_context_ops {
 	vpriv_unused_op import_pd;
 	vpriv_unused_op modify_cq;			/* 45 */
 	vpriv_unused_op modify_flow_action_esp;
-	vpriv_unused_op modify_qp;
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);		/* 47 */
 	vpriv_unused_op modify_qp_rate_limit;
 	vpriv_unused_op modify_srq;
 	vpriv_unused_op modify_wq;			/* 50 */
 	vpriv_unused_op open_qp;
 	vpriv_unused_op open_xrcd;
-	vpriv_unused_op poll_cq;
-	vpriv_unused_op post_recv;
-	vpriv_unused_op post_send;			/* 55 */
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries,
+		       struct ibv_wc *wc);		/* 53 */
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);	/* 54 */
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);	/* 55 */
 	vpriv_unused_op post_srq_ops;
 	vpriv_unused_op post_srq_recv;
 	int (*query_device_ex)(struct ibv_context *context,
@@ -201,7 +209,9 @@ struct verbs_context_ops {
 	vpriv_unused_op query_ece;
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);	/* 60 */
-	vpriv_unused_op query_qp;
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask,
+			struct ibv_qp_init_attr *init_attr);	/* 61 */
 	vpriv_unused_op query_qp_data_in_order;
 	vpriv_unused_op query_rt_values;
 	vpriv_unused_op query_srq;
@@ -210,9 +220,9 @@ struct verbs_context_ops {
 	vpriv_unused_op reg_dmabuf_mr;
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);	/* 68 */
-	vpriv_unused_op req_notify_cq;
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);	/* 69 */
 	vpriv_unused_op rereg_mr;			/* 70 */
-	vpriv_unused_op resize_cq;
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);	/* 71 */
 	vpriv_unused_op set_ece;
 	vpriv_unused_op unimport_dm;
 	vpriv_unused_op unimport_mr;
@@ -247,6 +257,31 @@ struct vpriv_cmd_alloc_pd {
 struct vpriv_cmd_reg_mr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_reg_mr core;
+};
+
+struct vpriv_cmd_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core;
+};
+
+struct vpriv_cmd_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core;
+};
+
+struct vpriv_cmd_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core;
+};
+
+struct vpriv_cmd_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core;
+};
+
+struct vpriv_cmd_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core;
 };
 
 /* Registration: the version of the private ABI is part of the symbol name. */
@@ -292,6 +327,42 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct vpriv_cmd_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/*
+ * CQs, QPs and AHs. The objects are the public ibv_cq, ibv_qp and ibv_ah
+ * (not verbs_cq/verbs_qp, whose layouts change between releases); the
+ * library fills their handles and the fields the public API shows.
+ * ibv_cmd_post_send() with no work requests is the send doorbell: it issues
+ * IB_USER_VERBS_CMD_POST_SEND with wr_count 0 and writes *bad_wr only on
+ * failure.
+ */
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct vpriv_cmd_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct vpriv_cmd_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr,
+		      struct vpriv_cmd_create_qp *cmd, size_t cmd_size,
+		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct vpriv_cmd_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct vpriv_cmd_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
  * Layout checks against rdma-core 44 on x86_64.
@@ -349,6 +420,32 @@ static_assert(offsetof(struct verbs_context_ops, query_port) ==
 	      VPRIV_OP_OFFSET(60), "verbs_context_ops.query_port");
 static_assert(offsetof(struct verbs_context_ops, reg_mr) ==
 	      VPRIV_OP_OFFSET(68), "verbs_context_ops.reg_mr");
+static_assert(offsetof(struct verbs_context_ops, create_ah) ==
+	      VPRIV_OP_OFFSET(13), "verbs_context_ops.create_ah");
+static_assert(offsetof(struct verbs_context_ops, create_cq) ==
+	      VPRIV_OP_OFFSET(15), "verbs_context_ops.create_cq");
+static_assert(offsetof(struct verbs_context_ops, create_qp) ==
+	      VPRIV_OP_OFFSET(19), "verbs_context_ops.create_qp");
+static_assert(offsetof(struct verbs_context_ops, destroy_ah) ==
+	      VPRIV_OP_OFFSET(29), "verbs_context_ops.destroy_ah");
+static_assert(offsetof(struct verbs_context_ops, destroy_cq) ==
+	      VPRIV_OP_OFFSET(31), "verbs_context_ops.destroy_cq");
+static_assert(offsetof(struct verbs_context_ops, destroy_qp) ==
+	      VPRIV_OP_OFFSET(34), "verbs_context_ops.destroy_qp");
+static_assert(offsetof(struct verbs_context_ops, modify_qp) ==
+	      VPRIV_OP_OFFSET(47), "verbs_context_ops.modify_qp");
+static_assert(offsetof(struct verbs_context_ops, poll_cq) ==
+	      VPRIV_OP_OFFSET(53), "verbs_context_ops.poll_cq");
+static_assert(offsetof(struct verbs_context_ops, post_recv) ==
+	      VPRIV_OP_OFFSET(54), "verbs_context_ops.post_recv");
+static_assert(offsetof(struct verbs_context_ops, post_send) ==
+	      VPRIV_OP_OFFSET(55), "verbs_context_ops.post_send");
+static_assert(offsetof(struct verbs_context_ops, query_qp) ==
+	      VPRIV_OP_OFFSET(61), "verbs_context_ops.query_qp");
+static_assert(offsetof(struct verbs_context_ops, req_notify_cq) ==
+	      VPRIV_OP_OFFSET(69), "verbs_context_ops.req_notify_cq");
+static_assert(offsetof(struct verbs_context_ops, resize_cq) ==
+	      VPRIV_OP_OFFSET(71), "verbs_context_ops.resize_cq");
 static_assert(offsetof(struct verbs_context_ops, unimport_pd) ==
 	      VPRIV_OP_OFFSET(75), "verbs_context_ops: last slot");
 
@@ -357,5 +454,20 @@ static_assert(sizeof(struct vpriv_cmd_get_context) == 16, "get_context cmd");
 static_assert(sizeof(struct vpriv_cmd_query_port) == 24, "query_port cmd");
 static_assert(sizeof(struct vpriv_cmd_alloc_pd) == 16, "alloc_pd cmd");
 static_assert(sizeof(struct vpriv_cmd_reg_mr) == 48, "reg_mr cmd");
+static_assert(sizeof(struct vpriv_cmd_create_cq) == 40, "create_cq cmd");
+static_assert(sizeof(struct vpriv_cmd_resize_cq) == 24, "resize_cq cmd");
+static_assert(sizeof(struct vpriv_cmd_create_qp) == 64, "create_qp cmd");
+static_assert(sizeof(struct vpriv_cmd_modify_qp) == 120, "modify_qp cmd");
+static_assert(sizeof(struct vpriv_cmd_query_qp) == 24, "query_qp cmd");
+static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8, "create_cq resp");
+static_assert(sizeof(struct ib_uverbs_resize_cq_resp) == 8, "resize_cq resp");
+static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32, "create_qp resp");
+static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4, "create_ah resp");
+
+/* The public objects the library hands the provider (verbs.h). */
+static_assert(sizeof(struct ibv_cq) == 128, "public ibv_cq");
+static_assert(sizeof(struct ibv_qp) == 160, "public ibv_qp");
+static_assert(sizeof(struct ibv_ah) == 24, "public ibv_ah");
+static_assert(sizeof(struct ibv_wc) == 48, "public ibv_wc");
 
 #endif /* METAROCE_VERBS_PRIVATE_H */

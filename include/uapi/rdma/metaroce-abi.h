@@ -179,6 +179,7 @@ struct metaroce_recv_wqe {
  */
 #define METAROCE_WC_RECV		128
 #define METAROCE_WC_RECV_RDMA_WITH_IMM	129
+#define METAROCE_WC_GRH			(1U << 0)	/* UD receive: a GRH precedes the data */
 #define METAROCE_WC_WITH_IMM		(1U << 1)
 #define METAROCE_WC_WITH_INV		(1U << 3)
 

@@ -8,11 +8,21 @@
  * falls back to the write() command interface. This library intercepts
  * write() on such file descriptors and answers the core commands the
  * provider issues (GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD,
- * DEALLOC_PD, REG_MR, DEREG_MR) as the kernel would, checking what it
- * receives. Every other command fails with ENOSYS or, for extended commands,
- * EOPNOTSUPP. Each command is logged, one line each, to $FAKE_UVERBS_LOG.
+ * DEALLOC_PD, REG_MR, DEREG_MR, CREATE_CQ, REQ_NOTIFY_CQ, DESTROY_CQ,
+ * CREATE_QP, POST_SEND, DESTROY_QP) as the kernel would, checking what it
+ * receives. Every other command fails with
+ * ENOSYS or, for extended commands, EOPNOTSUPP. Each command is logged, one
+ * line each, to $FAKE_UVERBS_LOG.
+ *
+ * The one CQ it creates has a ring in a memfd holding two completions
+ * (FAKE_CQE_*), which mmap() of the uverbs file at FAKE_CQ_OFFSET maps;
+ * DESTROY_CQ fails unless the provider has consumed both (ring cons == 2).
+ * The QP's send and receive rings are memfds too: the first doorbell
+ * (POST_SEND with no work request) and DESTROY_QP fail unless the rings
+ * hold exactly the WQEs verbs_ctrl posted.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -21,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
@@ -33,6 +44,13 @@
 #define FAKE_MR_HANDLE		0x22
 #define FAKE_LKEY		0x1234
 #define FAKE_RKEY		0x5678
+#define FAKE_CQ_HANDLE		0x33
+#define FAKE_CQ_OFFSET		0x7000
+#define FAKE_CQ_ENTRIES		16
+#define FAKE_CQE_WR_ID		0x1234
+#define FAKE_CQE_IMM		0xabcd
+#define FAKE_QP_HANDLE		0x44
+#define FAKE_QP_WR		8
 
 static ssize_t (*next_write)(int, const void *, size_t);
 
@@ -188,6 +206,247 @@ static int dereg_mr(const void *body, size_t in_len)
 	return 0;
 }
 
+/*
+ * The fake rings: each a memfd, which mmap() of the uverbs file at the
+ * ring's offset maps instead.
+ */
+enum { RING_CQ, RING_SQ, RING_RQ, NR_RINGS };
+
+static struct fake_ring {
+	int fd;
+	struct metaroce_ring *hdr;
+	size_t len;
+	uint32_t num, entry_size;
+} rings[NR_RINGS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+
+static uint64_t ring_offset(int i)
+{
+	return FAKE_CQ_OFFSET + (uint64_t)i * 0x1000;
+}
+
+static int ring_new(int i, uint32_t num, uint32_t entry_size,
+		    struct metaroce_ring_info *info)
+{
+	struct fake_ring *r = &rings[i];
+
+	if (r->fd >= 0)
+		return EINVAL;
+	r->len = (METAROCE_RING_HDR_SIZE + num * entry_size + 4095) & ~4095UL;
+	r->fd = memfd_create("fake-ring", 0);
+	if (r->fd < 0 || ftruncate(r->fd, r->len))
+		return errno;
+	r->hdr = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->hdr == MAP_FAILED)
+		return errno;
+	r->num = num;
+	r->entry_size = entry_size;
+	info->mmap_offset = ring_offset(i);
+	info->mmap_length = r->len;
+	info->num_entries = num;
+	info->entry_size = entry_size;
+	return 0;
+}
+
+static void ring_free(int i)
+{
+	struct fake_ring *r = &rings[i];
+
+	munmap(r->hdr, r->len);
+	close(r->fd);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+static void *ring_entry(int i, uint32_t idx)
+{
+	struct fake_ring *r = &rings[i];
+
+	return (char *)r->hdr + METAROCE_RING_HDR_SIZE +
+	       (idx & (r->num - 1)) * r->entry_size;
+}
+
+static int create_cq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_create_cq *cmd = body;
+	struct {
+		struct ib_uverbs_create_cq_resp core;
+		struct metaroce_create_cq_resp drv;
+	} resp = {};
+	struct metaroce_cqe *cqe;
+	int ret;
+
+	if (in_len < sizeof(*cmd))
+		return EINVAL;
+	if (out_len != sizeof(resp) || cmd->cqe > FAKE_CQ_ENTRIES)
+		return EINVAL;
+	ret = ring_new(RING_CQ, FAKE_CQ_ENTRIES, sizeof(*cqe), &resp.drv.ring);
+	if (ret)
+		return ret;
+
+	/* A receive with immediate, then a failed RDMA write. */
+	cqe = ring_entry(RING_CQ, 0);
+	cqe[0].wr_id = FAKE_CQE_WR_ID;
+	cqe[0].opcode = METAROCE_WC_RECV;
+	cqe[0].wc_flags = METAROCE_WC_WITH_IMM;
+	cqe[0].imm_inv = htonl(FAKE_CQE_IMM);
+	cqe[0].byte_len = 42;
+	cqe[0].qp_num = 7;
+	cqe[1].wr_id = FAKE_CQE_WR_ID + 1;
+	cqe[1].status = 10;		/* IBV_WC_REM_ACCESS_ERR */
+	cqe[1].opcode = 1;		/* IBV_WC_RDMA_WRITE */
+	cqe[1].vendor_err = 5;
+	cqe[1].qp_num = 7;
+	__atomic_store_n(&rings[RING_CQ].hdr->prod, 2, __ATOMIC_RELEASE);
+
+	resp.core.cq_handle = FAKE_CQ_HANDLE;
+	resp.core.cqe = FAKE_CQ_ENTRIES;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int req_notify_cq(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_req_notify_cq *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->cq_handle != FAKE_CQ_HANDLE)
+		return EINVAL;
+	return 0;
+}
+
+static int destroy_cq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_destroy_cq *cmd = body;
+	struct ib_uverbs_destroy_cq_resp resp = {};
+	uint32_t cons;
+
+	if (in_len < sizeof(*cmd) || cmd->cq_handle != FAKE_CQ_HANDLE ||
+	    rings[RING_CQ].fd < 0)
+		return EINVAL;
+	cons = __atomic_load_n(&rings[RING_CQ].hdr->cons, __ATOMIC_ACQUIRE);
+	fake_log("destroy_cq cons=%u", cons);
+	if (cons != 2)
+		return EINVAL;
+	ring_free(RING_CQ);
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/*
+ * The QP: an 8-entry send ring of 128-byte entries (4 SGEs or 64 bytes
+ * inline) and an 8-entry receive ring of 64-byte entries (3 SGEs).
+ */
+static int create_qp(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_create_qp *cmd = body;
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct metaroce_create_qp_resp drv;
+	} resp = {};
+	int ret;
+
+	if (in_len < sizeof(*cmd) || out_len != sizeof(resp) ||
+	    cmd->pd_handle != FAKE_PD_HANDLE ||
+	    cmd->send_cq_handle != FAKE_CQ_HANDLE || cmd->qp_type != 2 /* RC */)
+		return EINVAL;
+	if (cmd->max_send_wr > FAKE_QP_WR || cmd->max_recv_wr > FAKE_QP_WR ||
+	    cmd->max_send_sge > 4 || cmd->max_recv_sge > 3 ||
+	    cmd->max_inline_data > 64)
+		return EINVAL;
+	ret = ring_new(RING_SQ, FAKE_QP_WR, 128, &resp.drv.sq);
+	if (!ret)
+		ret = ring_new(RING_RQ, FAKE_QP_WR, 64, &resp.drv.rq);
+	if (ret)
+		return ret;
+	resp.core.qp_handle = FAKE_QP_HANDLE;
+	resp.core.qpn = 7;
+	resp.core.max_send_wr = FAKE_QP_WR;
+	resp.core.max_recv_wr = FAKE_QP_WR;
+	resp.core.max_send_sge = 4;
+	resp.core.max_recv_sge = 3;
+	resp.core.max_inline_data = 64;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/*
+ * The doorbell. The first one must find the two WQEs verbs_ctrl posts
+ * first: an RDMA write of one SGE, then an inline send with immediate.
+ */
+static int post_send(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_post_send *cmd = body;
+	struct ib_uverbs_post_send_resp resp = {};
+	static int doorbells;
+	const struct metaroce_send_wqe *w0, *w1;
+	const struct metaroce_sge *sge;
+	uint32_t prod;
+
+	if (in_len < sizeof(*cmd) || cmd->qp_handle != FAKE_QP_HANDLE ||
+	    cmd->wr_count || cmd->sge_count || rings[RING_SQ].fd < 0)
+		return EINVAL;
+	prod = __atomic_load_n(&rings[RING_SQ].hdr->prod, __ATOMIC_ACQUIRE);
+	fake_log("doorbell prod=%u", prod);
+	if (doorbells++ == 0) {
+		w0 = ring_entry(RING_SQ, 0);
+		w1 = ring_entry(RING_SQ, 1);
+		sge = (const void *)(w0 + 1);
+		if (prod != 2 || w0->wr_id != 1 || w0->opcode != 0 /* WRITE */ ||
+		    w0->num_sge != 1 || w0->send_flags != 2 /* SIGNALED */ ||
+		    w0->wr.rdma.remote_addr != 0x10000 ||
+		    w0->wr.rdma.rkey != 0x99 || sge->addr != 0x2000 ||
+		    sge->length != 100 || sge->lkey != FAKE_LKEY ||
+		    w1->wr_id != 2 || w1->opcode != 3 /* SEND_WITH_IMM */ ||
+		    w1->num_sge != 0 || w1->send_flags != 8 /* INLINE */ ||
+		    w1->imm_inv != htonl(0x77) || w1->inline_len != 5 ||
+		    memcmp(w1 + 1, "hello", 5))
+			return EINVAL;
+	}
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/* The receive ring must hold the one WQE verbs_ctrl posted: two SGEs. */
+static int destroy_qp(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_destroy_qp *cmd = body;
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	const struct metaroce_recv_wqe *wqe;
+	const struct metaroce_sge *sge;
+
+	if (in_len < sizeof(*cmd) || cmd->qp_handle != FAKE_QP_HANDLE ||
+	    rings[RING_RQ].fd < 0)
+		return EINVAL;
+	wqe = ring_entry(RING_RQ, 0);
+	sge = (const void *)(wqe + 1);
+	fake_log("destroy_qp rq prod=%u", rings[RING_RQ].hdr->prod);
+	if (rings[RING_RQ].hdr->prod != 1 || wqe->wr_id != 9 ||
+	    wqe->num_sge != 2 || sge[0].length != 10 || sge[1].length != 20 ||
+	    sge[1].addr != 0x3000)
+		return EINVAL;
+	ring_free(RING_SQ);
+	ring_free(RING_RQ);
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+	int i;
+
+	if (!next_mmap)
+		next_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	if (fd >= 0 && is_uverbs_fd(fd)) {
+		for (i = 0; i < NR_RINGS; i++)
+			if ((uint64_t)off == ring_offset(i) && rings[i].fd >= 0 &&
+			    len == rings[i].len)
+				break;
+		if (i == NR_RINGS) {
+			errno = EINVAL;
+			return MAP_FAILED;
+		}
+		fd = rings[i].fd;
+		off = 0;
+	}
+	return next_mmap(addr, len, prot, flags, fd, off);
+}
+
 static int fake_command(const void *buf, size_t len)
 {
 	const struct ib_uverbs_cmd_hdr *hdr = buf;
@@ -228,6 +487,24 @@ static int fake_command(const void *buf, size_t len)
 		break;
 	case IB_USER_VERBS_CMD_DEREG_MR:
 		ret = dereg_mr(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		ret = create_cq(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
+		ret = req_notify_cq(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+		ret = destroy_cq(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_QP:
+		ret = create_qp(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_POST_SEND:
+		ret = post_send(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_QP:
+		ret = destroy_qp(body, in_len, out_len);
 		break;
 	default:
 		ret = ENOSYS;

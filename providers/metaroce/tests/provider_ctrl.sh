@@ -7,9 +7,12 @@
 # One fabricated MetaRoCE device, mr0 (see fake_rdma.sh), whose uverbs
 # commands fake_uverbs.so answers. ibv_devinfo -v and the verbs_ctrl helper
 # then go through the provider's alloc_context, query_device_ex, query_port,
-# alloc_pd/dealloc_pd, reg_mr/dereg_mr and free_context, each reached through
-# the slot verbs_private.h gives it in verbs_context_ops; an op the provider
-# leaves unset must fail with EOPNOTSUPP. Needs root (to create the device
+# alloc_pd/dealloc_pd, reg_mr/dereg_mr, create_cq (its ring mapped from a
+# memfd the fake kernel fills with two completions), poll_cq, req_notify_cq,
+# destroy_cq, create_qp (its rings memfds too), post_recv, post_send (the fake
+# kernel checks the WQEs at the doorbell), destroy_qp and free_context, each reached through the slot verbs_private.h
+# gives it in verbs_context_ops; an op the provider leaves unset (create_srq)
+# must fail with EOPNOTSUPP. Needs root (to create the device
 # node in a private mount namespace); skipped otherwise.
 #
 # Uses $METAROCE_PROVIDER_DIR, or ../lib next to this script. Output is TAP;
@@ -20,7 +23,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
 FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
-VERBS_CHECKS=12
+VERBS_CHECKS=23
 PLAN=$((6 + VERBS_CHECKS))
 TAG=$((0x4d520000))
 
@@ -41,7 +44,7 @@ fake_can_open || skip_all "not root: cannot create the fake uverbs device node"
 work=$(mktemp -d)
 trap '[ -n "${METAROCE_TEST_KEEP:-}" ] || rm -rf "$work"' EXIT
 fake_init "$work"
-fake_add_device mr0 $((TAG | 1)) 0200:00ff:fe00:0001 openable
+fake_add_device mr0 $((TAG | 2)) 0200:00ff:fe00:0001 openable
 fake_add_gid mr0 0 fe80:0000:0000:0000:0000:00ff:fe00:0001 "RoCE v2"
 fake_add_gid mr0 1 0000:0000:0000:0000:0000:ffff:0a09:0901 "RoCE v2"
 

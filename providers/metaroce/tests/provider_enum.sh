@@ -6,10 +6,10 @@
 #
 # The devices are fabricated (see fake_rdma.sh); all have no driver_id, as
 # devices found through sysfs do:
-#   mr0       MetaRoCE ABI tag, revision 1         -> claimed
+#   mr0       MetaRoCE ABI tag, revision 2         -> claimed
 #   renamed7  the same under another name          -> claimed
 #   mr9       plain ABI version 1, name like ours  -> ignored, silently
-#   mr5       MetaRoCE ABI tag, revision 2         -> not claimed, reported
+#   mr5       MetaRoCE ABI tag, revision 3         -> not claimed, reported
 # This runs libibverbs' own match and alloc_device path against the layouts
 # declared in verbs_private.h (abi_ver and driver_id are read from the
 # library's records).
@@ -41,10 +41,10 @@ command -v unshare >/dev/null || skip_all "unshare not installed"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fake_init "$work"
-fake_add_device mr0 $((TAG | 1)) 0200:00ff:fe00:0001
-fake_add_device renamed7 $((TAG | 1)) 0200:00ff:fe00:0007
+fake_add_device mr0 $((TAG | 2)) 0200:00ff:fe00:0001
+fake_add_device renamed7 $((TAG | 2)) 0200:00ff:fe00:0007
 fake_add_device mr9 1 0200:00ff:fe00:0009
-fake_add_device mr5 $((TAG | 2)) 0200:00ff:fe00:0005
+fake_add_device mr5 $((TAG | 3)) 0200:00ff:fe00:0005
 
 fake_run "$work/probe" "$work/probe.err" true ||
 	skip_all "cannot make a private mount namespace: $(head -n 1 "$work/probe.err")"
@@ -56,7 +56,7 @@ err=$(cat "$work/err")
 tap $rc "ibv_devices runs with RDMAV_DRIVERS=$dir/libmetaroce" "$out" "$err"
 
 grep -Eq '^[[:space:]]+mr0[[:space:]]+020000fffe000001$' <<<"$out"
-tap $? "lists mr0 (MetaRoCE ABI revision 1) with its node GUID" "$out"
+tap $? "lists mr0 (MetaRoCE ABI revision 2) with its node GUID" "$out"
 
 grep -Eq '^[[:space:]]+renamed7[[:space:]]' <<<"$out"
 tap $? "lists renamed7: matching does not depend on the name" "$out"
@@ -67,7 +67,7 @@ tap $? "lists renamed7: matching does not depend on the name" "$out"
 tap $? "ignores mr9, a driver-less device without the MetaRoCE tag, silently" "$out" "$err"
 
 ! grep -Eq '^[[:space:]]+mr5[[:space:]]' <<<"$out" &&
-	grep -q "metaroce does not support the kernel ABI of $((TAG | 2)).*mr5" <<<"$err"
+	grep -q "metaroce does not support the kernel ABI of $((TAG | 3)).*mr5" <<<"$err"
 tap $? "reports, and does not open, mr5 of an unsupported ABI revision" "$out" "$err"
 
 if [ -e /etc/libibverbs.d/metaroce.driver ]; then

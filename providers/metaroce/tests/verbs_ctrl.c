@@ -8,6 +8,7 @@
  * Usage: verbs_ctrl DEVICE
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#define VERBS_CTRL_CHECKS 12
+#define VERBS_CTRL_CHECKS 23
 
 static int failed, count;
 
@@ -45,10 +46,20 @@ int main(int argc, char **argv)
 	struct ibv_device *dev = NULL;
 	struct ibv_context *ctx;
 	struct ibv_port_attr port;
+	struct ibv_srq_init_attr srq_attr = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ibv_send_wr swr[7] = {}, *bad_swr;
+	struct ibv_recv_wr rwr = {}, *bad_rwr;
+	struct ibv_sge sge[2], inline_sge;
+	struct ibv_qp_init_attr qp_attr = {};
+	struct ibv_wc wc[4];
+	struct ibv_qp *qp;
+	struct ibv_srq *srq;
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr, *mr2;
-	char why[128];
+	char why[256];
 	int i, n, ret;
 	void *buf;
 
@@ -121,8 +132,123 @@ int main(int argc, char **argv)
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	snprintf(why, sizeof(why), "cq %p, errno %d (%s)", (void *)cq, errno,
 		 strerror(errno));
-	check(!cq && errno == EOPNOTSUPP,
-	      "ibv_create_cq fails with EOPNOTSUPP (op not provided)", why);
+	check(cq && cq->cqe == 16 && cq->handle == 0x33 && cq->context == ctx,
+	      "ibv_create_cq (create_cq, ring mapped)", why);
+	if (!cq)
+		bail();
+
+	/* The fake kernel's ring holds two completions. */
+	memset(wc, 0, sizeof(wc));
+	ret = ibv_poll_cq(cq, 4, wc);
+	snprintf(why, sizeof(why),
+		 "ret %d; wc0 id %#llx st %d op %d flags %#x imm %#x len %u qp %u; wc1 id %#llx st %d op %d verr %u",
+		 ret, (unsigned long long)wc[0].wr_id, wc[0].status, wc[0].opcode,
+		 wc[0].wc_flags, ntohl(wc[0].imm_data), wc[0].byte_len,
+		 wc[0].qp_num, (unsigned long long)wc[1].wr_id, wc[1].status,
+		 wc[1].opcode, wc[1].vendor_err);
+	check(ret == 2 && wc[0].wr_id == 0x1234 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_RECV && wc[0].wc_flags == IBV_WC_WITH_IMM &&
+	      ntohl(wc[0].imm_data) == 0xabcd && wc[0].byte_len == 42 &&
+	      wc[0].qp_num == 7 && wc[1].wr_id == 0x1235 &&
+	      wc[1].status == IBV_WC_REM_ACCESS_ERR &&
+	      wc[1].opcode == IBV_WC_RDMA_WRITE && wc[1].vendor_err == 5,
+	      "ibv_poll_cq reads the ring (poll_cq)", why);
+
+	ret = ibv_poll_cq(cq, 4, wc);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_poll_cq of the drained ring is 0", why);
+
+	ret = ibv_req_notify_cq(cq, 0);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_req_notify_cq (req_notify_cq)", why);
+
+	/* A QP on the CQ; the fake kernel checks what reaches its rings. */
+	qp_attr.send_cq = cq;
+	qp_attr.recv_cq = cq;
+	qp_attr.qp_type = IBV_QPT_RC;
+	qp_attr.cap.max_send_wr = 4;
+	qp_attr.cap.max_recv_wr = 4;
+	qp_attr.cap.max_send_sge = 2;
+	qp_attr.cap.max_recv_sge = 2;
+	qp_attr.cap.max_inline_data = 16;
+	qp = ibv_create_qp(pd, &qp_attr);
+	snprintf(why, sizeof(why), "qp %p, errno %d (%s); caps %u %u %u %u %u",
+		 (void *)qp, errno, strerror(errno), qp_attr.cap.max_send_wr,
+		 qp_attr.cap.max_recv_wr, qp_attr.cap.max_send_sge,
+		 qp_attr.cap.max_recv_sge, qp_attr.cap.max_inline_data);
+	check(qp && qp->qp_num == 7 && qp_attr.cap.max_send_wr == 8 &&
+	      qp_attr.cap.max_recv_sge == 3 && qp_attr.cap.max_inline_data == 64,
+	      "ibv_create_qp (create_qp, rings mapped, kernel's capacities)", why);
+	if (!qp)
+		bail();
+
+	/* Ring only: the fake kernel would refuse a POST_RECV command. */
+	sge[0] = (struct ibv_sge){ .addr = 0x2000, .length = 10, .lkey = 1 };
+	sge[1] = (struct ibv_sge){ .addr = 0x3000, .length = 20, .lkey = 1 };
+	rwr.wr_id = 9;
+	rwr.sg_list = sge;
+	rwr.num_sge = 2;
+	ret = ibv_post_recv(qp, &rwr, &bad_rwr);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_post_recv (post_recv, ring only)", why);
+
+	sge[0] = (struct ibv_sge){ .addr = 0x2000, .length = 100, .lkey = 0x1234 };
+	swr[0].wr_id = 1;
+	swr[0].opcode = IBV_WR_RDMA_WRITE;
+	swr[0].send_flags = IBV_SEND_SIGNALED;
+	swr[0].sg_list = sge;
+	swr[0].num_sge = 1;
+	swr[0].wr.rdma.remote_addr = 0x10000;
+	swr[0].wr.rdma.rkey = 0x99;
+	swr[0].next = &swr[1];
+	inline_sge.addr = (uintptr_t)"hello";
+	inline_sge.length = 5;
+	swr[1].wr_id = 2;
+	swr[1].opcode = IBV_WR_SEND_WITH_IMM;
+	swr[1].send_flags = IBV_SEND_INLINE;
+	swr[1].imm_data = htonl(0x77);
+	swr[1].sg_list = &inline_sge;
+	swr[1].num_sge = 1;
+	ret = ibv_post_send(qp, swr, &bad_swr);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_post_send: WQEs in the ring, then the doorbell", why);
+
+	swr[0].opcode = IBV_WR_BIND_MW;
+	swr[0].next = NULL;
+	bad_swr = NULL;
+	ret = ibv_post_send(qp, swr, &bad_swr);
+	snprintf(why, sizeof(why), "ret %d, bad_wr %p", ret, (void *)bad_swr);
+	check(ret == EINVAL && bad_swr == &swr[0],
+	      "ibv_post_send refuses an opcode RC lacks", why);
+
+	/* 2 of 8 entries are taken and never consumed: 6 more fit. */
+	for (i = 0; i < 7; i++) {
+		swr[i] = (struct ibv_send_wr){ .wr_id = 100 + i, .sg_list = sge,
+			.num_sge = 1, .opcode = IBV_WR_SEND,
+			.next = i < 6 ? &swr[i + 1] : NULL };
+	}
+	bad_swr = NULL;
+	ret = ibv_post_send(qp, swr, &bad_swr);
+	snprintf(why, sizeof(why), "ret %d, bad_wr %p (7th %p)", ret,
+		 (void *)bad_swr, (void *)&swr[6]);
+	check(ret == ENOMEM && bad_swr == &swr[6],
+	      "ibv_post_send stops at a full ring", why);
+
+	ret = ibv_destroy_qp(qp);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_destroy_qp (destroy_qp, receive ring as posted)", why);
+
+	/* The fake kernel refuses unless the ring's cons says both were read. */
+	ret = ibv_destroy_cq(cq);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0, "ibv_destroy_cq (destroy_cq, cons published)", why);
+
+	errno = 0;
+	srq = ibv_create_srq(pd, &srq_attr);
+	snprintf(why, sizeof(why), "srq %p, errno %d (%s)", (void *)srq, errno,
+		 strerror(errno));
+	check(!srq && errno == EOPNOTSUPP,
+	      "ibv_create_srq fails with EOPNOTSUPP (op not provided)", why);
 
 	ret = ibv_dereg_mr(mr);
 	snprintf(why, sizeof(why), "ret %d", ret);

@@ -51,11 +51,16 @@ int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 {
 	struct metaroce_dev *mdev = to_mdev(ibah->device);
 	const struct rdma_ah_attr *attr = init_attr->ah_attr;
+	struct metaroce_ah *ah = to_mah(ibah);
+	struct metaroce_create_ah_resp resp = {};
 	int ret;
 
-	/* User AHs come with the uverbs ABI. */
-	if (udata)
-		return -EOPNOTSUPP;
+	if (udata) {
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EOPNOTSUPP;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+	}
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) ||
@@ -67,14 +72,68 @@ int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		return -ENOMEM;
 	}
 
-	ret = metaroce_ah_init(to_mah(ibah), attr);
+	ah->ah_num = 0;
+	ret = metaroce_ah_init(ah, attr);
 	if (ret)
-		atomic_dec(&mdev->num_ah);
+		goto err;
+	if (!udata)
+		return 0;
+
+	/* Published last: a lookup may copy it as soon as it is in ah_xa. */
+	ret = xa_alloc_irq(&mdev->ah_xa, &ah->ah_num, ah,
+			   XA_LIMIT(1, METAROCE_MAX_AH), GFP_KERNEL);
+	if (ret)
+		goto err;
+	resp.ah_num = ah->ah_num;
+	ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (ret) {
+		xa_erase_irq(&mdev->ah_xa, ah->ah_num);
+		goto err;
+	}
+	return 0;
+
+err:
+	ah->ah_num = 0;
+	atomic_dec(&mdev->num_ah);
 	return ret;
 }
 
 int metaroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	atomic_dec(&to_mdev(ibah->device)->num_ah);
+	struct metaroce_dev *mdev = to_mdev(ibah->device);
+	struct metaroce_ah *ah = to_mah(ibah);
+
+	/* After this no lookup copies the AH: ib_core frees it when we return. */
+	if (ah->ah_num)
+		xa_erase_irq(&mdev->ah_xa, ah->ah_num);
+	atomic_dec(&mdev->num_ah);
 	return 0;
 }
+
+/**
+ * metaroce_ah_lookup - the address of a user AH, by number
+ * @mdev: the device
+ * @ah_num: metaroce_create_ah_resp.ah_num, as a send WQE names it
+ * @pd: the PD of the QP that sends: the AH must belong to it
+ * @copy: receives a copy of the AH (the AH may be destroyed right after)
+ *
+ * Context: any; takes the ah_xa lock with interrupts disabled.
+ * Return: 0, or -EINVAL if there is no such AH on @pd.
+ */
+int metaroce_ah_lookup(struct metaroce_dev *mdev, u32 ah_num,
+		       const struct ib_pd *pd, struct metaroce_ah *copy)
+{
+	struct metaroce_ah *ah;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	xa_lock_irqsave(&mdev->ah_xa, flags);
+	ah = xa_load(&mdev->ah_xa, ah_num);
+	if (ah && ah->ibah.pd == pd) {
+		*copy = *ah;
+		ret = 0;
+	}
+	xa_unlock_irqrestore(&mdev->ah_xa, flags);
+	return ret;
+}
+EXPORT_SYMBOL_NS_GPL(metaroce_ah_lookup, METAROCE);

@@ -212,6 +212,7 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
 	mutex_init(&mdev->qps_lock);
 	atomic_set(&mdev->num_qp, 0);
+	xa_init_flags(&mdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	metaroce_counters_init(&mdev->counters);
 	atomic_set(&mdev->num_pd, 0);
 	atomic_set(&mdev->num_cq, 0);
@@ -237,6 +238,13 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = 0;
+	/*
+	 * Besides ib_core's default set of write commands: arming a CQ, and
+	 * the send doorbell (POST_SEND with no work requests). POLL_CQ and
+	 * POST_RECV stay off: a process uses the rings for them.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
 	metaroce_init_attr(mdev);
 	ib_set_device_ops(ibdev, &metaroce_dev_ops);
@@ -264,6 +272,7 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
 	.create_qp = metaroce_create_qp,
+	.create_user_ah = metaroce_create_ah,
 	.dealloc_driver = metaroce_dealloc_driver,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dealloc_ucontext = metaroce_dealloc_ucontext,

@@ -73,9 +73,11 @@ void metaroce_dealloc_driver(struct ib_device *ibdev)
 		mdev->dp = NULL;
 	}
 
-	/* ib_core destroyed every MR before this point. */
+	/* ib_core destroyed every MR and AH before this point. */
 	WARN_ON(!xa_empty(&mdev->mr_xa));
 	xa_destroy(&mdev->mr_xa);
+	WARN_ON(!xa_empty(&mdev->ah_xa));
+	xa_destroy(&mdev->ah_xa);
 
 	netdev_put(mdev->ndev, &mdev->ndev_tracker);
 }

@@ -109,6 +109,7 @@ struct metaroce_dev {
 	u32 qp_next;		/* xa_alloc_cyclic() cursor */
 	struct mutex qps_lock;	/* QP removal against the debugfs walk */
 	atomic_t num_qp;
+	struct xarray ah_xa;	/* ah_num -> struct metaroce_ah (user AHs) */
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_mr;
@@ -145,16 +146,21 @@ static inline struct metaroce_pd *to_mpd(struct ib_pd *ibpd)
 }
 
 /*
- * A completion queue of kernel consumers: a ring of ib_wc, power-of-two
- * sized. The transport adds completions with metaroce_cq_post().
+ * A completion queue, power-of-two sized. The transport adds completions
+ * with metaroce_cq_post(). A kernel consumer's CQ is a ring of ib_wc that
+ * ib_poll_cq() reads; a process's CQ is a struct metaroce_queue of
+ * struct metaroce_cqe mapped into the process, which polls it itself: there
+ * prod is ours (the ring's copy is only published), cons the process's.
  */
 struct metaroce_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* protects everything below */
-	struct ib_wc *ring;
+	struct ib_wc *ring;	/* kernel CQ; NULL for a user CQ */
+	struct metaroce_queue queue;	/* user CQ */
+	bool user;
 	u32 size;		/* entries in ring, a power of two */
 	u32 prod;		/* free-running producer index */
-	u32 cons;		/* free-running consumer index */
+	u32 cons;		/* free-running consumer index (kernel CQ) */
 	u8 notify;		/* armed ib_cq_notify_flags, 0 if not armed */
 	bool overflow;
 };
@@ -207,6 +213,7 @@ static inline struct metaroce_mr *to_mmr(struct ib_mr *ibmr)
 /* An address handle: where a UD send or an RC connection goes. */
 struct metaroce_ah {
 	struct ib_ah ibah;
+	u32 ah_num;		/* user AHs: index in metaroce_dev.ah_xa; else 0 */
 	int net_type;		/* RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6 */
 	union {
 		struct sockaddr_in v4;
@@ -369,6 +376,8 @@ int metaroce_mr_invalidate(struct metaroce_dev *mdev, u32 key,
 int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		       struct ib_udata *udata);
 int metaroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int metaroce_ah_lookup(struct metaroce_dev *mdev, u32 ah_num,
+		       const struct ib_pd *pd, struct metaroce_ah *copy);
 
 /* qp.c */
 extern unsigned int metaroce_default_paths;

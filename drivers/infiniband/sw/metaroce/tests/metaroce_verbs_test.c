@@ -11,6 +11,15 @@
  * "metaroce_verbs_test: "; module init fails with -EINVAL if a test failed,
  * and succeeds, leaving nothing allocated, otherwise. The device must have
  * an IPv4 RoCE v2 GID. selftests/metaroce/verbs_objects.sh runs it.
+ *
+ *   insmod metaroce_verbs_test.ko dev=mr0 inject_cq=ID inject=N
+ *
+ * instead posts N made-up completions with metaroce_cq_post() to the CQ
+ * whose restrack id is ID ("rdma resource show cq": cqn), normally a
+ * process's CQ, as the transport will: selftests/metaroce/provider_cq.sh
+ * then polls them through libmetaroce. Completion i has wr_id 0x1000 + i,
+ * is a receive with immediate 0x100 + i for even i and an RDMA write for odd
+ * i, and byte_len 64 * i. Posting stops at the first error (a full CQ).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -22,12 +31,21 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_cache.h>
+#include <rdma/restrack.h>
 
 #include "../metaroce.h"
 
 static char *dev = "mr0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "name of the MetaRoCE device to test");
+
+static int inject_cq = -1;
+module_param(inject_cq, int, 0444);
+MODULE_PARM_DESC(inject_cq, "instead of the tests, post completions to this CQ (restrack id)");
+
+static int inject = 1;
+module_param(inject, int, 0444);
+MODULE_PARM_DESC(inject, "how many completions inject_cq gets");
 
 static int tests_run;
 static int tests_failed;
@@ -383,6 +401,42 @@ static void test_ah(struct metaroce_dev *mdev, struct ib_pd *pd)
 	rdma_put_gid_attr(sgid_attr);
 }
 
+/* Completions for inject_cq, as the transport would post them. */
+static void inject_completions(struct ib_device *ibdev)
+{
+	struct rdma_restrack_entry *res;
+	struct ib_cq *ibcq;
+	int i, ret = 0, posted = 0;
+
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_CQ, inject_cq);
+	report(!IS_ERR(res), "inject: the CQ exists", PTR_ERR_OR_ZERO(res));
+	if (IS_ERR(res))
+		return;
+	ibcq = container_of(res, struct ib_cq, res);
+
+	for (i = 0; i < inject; i++) {
+		struct ib_wc wc = {
+			.wr_id = 0x1000 + i,
+			.status = IB_WC_SUCCESS,
+			.opcode = i % 2 ? IB_WC_RDMA_WRITE : IB_WC_RECV,
+			.wc_flags = i % 2 ? 0 : IB_WC_WITH_IMM,
+			.ex.imm_data = i % 2 ? 0 : cpu_to_be32(0x100 + i),
+			.byte_len = 64 * i,
+		};
+
+		ret = metaroce_cq_post(to_mcq(ibcq), &wc, false);
+		if (ret)
+			break;
+		posted++;
+	}
+	pr_info("inject: %d of %d posted to a CQ of %d, then %d\n", posted,
+		inject, ibcq->cqe, ret);
+	report(posted == min(inject, ibcq->cqe) &&
+	       ret == (inject > ibcq->cqe ? -ENOSPC : 0),
+	       "inject: posted until the CQ is full, then -ENOSPC", posted);
+	rdma_restrack_put(res);
+}
+
 static int __init metaroce_verbs_test_init(void)
 {
 	struct metaroce_dev *mdev;
@@ -400,6 +454,13 @@ static int __init metaroce_verbs_test_init(void)
 		return -ENODEV;
 	}
 	mdev = to_mdev(ibdev);
+
+	if (inject_cq >= 0) {
+		inject_completions(ibdev);
+		ib_device_put(ibdev);
+		pr_info("1..%d\n", tests_run);
+		return tests_failed ? -EINVAL : 0;
+	}
 
 	pd = ib_alloc_pd(ibdev, 0);
 	pd2 = ib_alloc_pd(ibdev, 0);
