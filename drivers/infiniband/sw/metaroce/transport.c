@@ -907,11 +907,17 @@ static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 		return IB_WC_GENERAL_ERR;
 	if (e->opcode != IB_WR_SEND && e->opcode != IB_WR_SEND_WITH_IMM)
 		return IB_WC_LOC_QP_OP_ERR;
-	/* Process rings name AHs by number; that lookup comes with user AHs. */
-	if (qp->user)
-		return IB_WC_LOC_QP_OP_ERR;
-	memcpy(&ah_ptr, e->reserved, sizeof(ah_ptr));
-	metaroce_ah_dest(to_mah((struct ib_ah *)(uintptr_t)ah_ptr), &dest);
+	if (qp->user) {
+		/* A process names its AH by number; it must be on the QP's PD. */
+		struct metaroce_ah ah;
+
+		if (metaroce_ah_lookup(qp->mdev, e->wr.ud.ah_num, qp->ibqp.pd, &ah))
+			return IB_WC_LOC_QP_OP_ERR;
+		metaroce_ah_dest(&ah, &dest);
+	} else {
+		memcpy(&ah_ptr, e->reserved, sizeof(ah_ptr));
+		metaroce_ah_dest(to_mah((struct ib_ah *)(uintptr_t)ah_ptr), &dest);
+	}
 
 	len = (e->send_flags & METAROCE_SEND_INLINE) ? e->inline_len :
 		metaroce_sgl_len(sge, e->num_sge);
