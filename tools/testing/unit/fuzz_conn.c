@@ -91,7 +91,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		/* each packet also advances time by its first byte, in microseconds */
 		now += 1000ULL * (len ? data[0] : 1);
 		if (mr_pkt_decode(data, len, &pkt) == MR_PERR_OK) {
-			pkt.ctok = cfg.local_ctok;
+			/* the right token, so that fuzzing reaches past the check */
+			pkt.ctok = pkt.opcode == MR_OP_ACK || pkt.opcode == MR_OP_NAK ?
+				   cfg.peer_ctok : cfg.local_ctok;
 			if (mr_conn_rx(c, now, &pkt, len & 1, &res) == MR_RXC_PLACE)
 				mr_conn_rx_commit(c, now, &pkt, len & 1);
 		}

@@ -886,7 +886,7 @@ static void test_post_checks_and_rnr(void **state)
 	assert_true(tp.hdr.flags & MR_F_AR);
 	memset(&nak, 0, sizeof(nak));
 	nak.opcode = MR_OP_NAK;
-	nak.ctok = 0x1001;
+	nak.ctok = c->cfg.peer_ctok;	/* a NAK carries the token of the data it answers */
 	nak.nak.cack = 50;
 	nak.nak.nak_psn = 50;
 	nak.nak.syndrome = MR_NAK_RNR;
@@ -904,7 +904,7 @@ static void test_post_checks_and_rnr(void **state)
 	nak.opcode = MR_OP_NAK;
 	nak.nak.syndrome = MR_NAK_REM_ACCESS;
 	nak.nak.rnr_delay = 0;
-	nak.ctok = 0x1001;
+	nak.ctok = c->cfg.peer_ctok;
 	assert_int_equal(mr_conn_rx(c, 600 * US, &nak, false, &res), MR_RXC_DONE);
 	assert_true(c->failed);
 	{

@@ -811,16 +811,14 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 		mr_conn_refuse(qp->conn, &pkt, syn,
 			       syn == MR_NAK_RNR ? max_t(u16, qp->attr.min_rnr_timer, 1) : 0,
 			       &res.nak);
-		if (qp->state == IB_QPS_RTS)
-			metaroce_xmit_ctl(qp, &res.nak);
+		metaroce_xmit_ctl(qp, &res.nak);
 		if (syn == MR_NAK_RNR)
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_TX);
 		else
 			metaroce_qp_to_err(qp);
 		break;
 	case MR_RXC_FATAL:
-		if (qp->state == IB_QPS_RTS)
-			metaroce_xmit_ctl(qp, &res.nak);
+		metaroce_xmit_ctl(qp, &res.nak);
 		metaroce_qp_to_err(qp);
 		break;
 	case MR_RXC_DUP:
@@ -1165,6 +1163,12 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 			mr_conn_timer(qp->conn, now);
 		budget -= metaroce_qp_tx(qp, now, max(budget, 8));
 		metaroce_qp_send_completions(qp);
+	} else if (mr_conn_ack_due(qp->conn, now)) {
+		/* RTR acknowledges; ACKs need only our receive token. */
+		struct mr_pkt ack;
+
+		mr_conn_build_ack(qp->conn, now, &ack);
+		metaroce_xmit_ctl(qp, &ack);
 	}
 	metaroce_rx_deliver(qp);
 	metaroce_sq_complete(qp);
@@ -1175,9 +1179,10 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 
 	if (budget <= 0 || !skb_queue_empty(&qp->rxq))
 		return true;
-	if (state != IB_QPS_RTS)
-		return false;
-	deadline = mr_conn_deadline(qp->conn);
+	if (state == IB_QPS_RTS)
+		deadline = mr_conn_deadline(qp->conn);
+	else	/* RTR: only a delayed ACK is due */
+		deadline = qp->conn->ack_due_ns ? qp->conn->ack_due_ns : U64_MAX;
 	if (deadline == U64_MAX)
 		return false;
 	now = ktime_get_ns();

@@ -467,7 +467,7 @@ void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u1
 	memset(nak, 0, sizeof(*nak));
 	nak->opcode = MR_OP_NAK;
 	nak->dqpn = c->cfg.peer_qpn;
-	nak->ctok = c->cfg.peer_ctok;
+	nak->ctok = c->cfg.local_ctok;	/* the acknowledged direction's token */
 	nak->hdrlen = MR_HDR_NAK;
 	nak->nak.cack = c->rx.cack;
 	nak->nak.nak_psn = pkt->psn;
@@ -571,7 +571,9 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 {
 	struct mr_sendmsg *rd;
 
-	if (pkt->ctok != c->cfg.local_ctok) {
+	/* ACK and NAK carry the token of our data, everything else the peer's. */
+	if (pkt->ctok != (pkt->opcode == MR_OP_ACK || pkt->opcode == MR_OP_NAK ?
+			  c->cfg.peer_ctok : c->cfg.local_ctok)) {
 		c->stats.rx_bad_token++;
 		return MR_RXC_DROP;
 	}
@@ -756,7 +758,7 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	memset(ack, 0, sizeof(*ack));
 	ack->opcode = MR_OP_ACK;
 	ack->dqpn = c->cfg.peer_qpn;
-	ack->ctok = c->cfg.peer_ctok;
+	ack->ctok = c->cfg.local_ctok;	/* the acknowledged direction's token */
 	ack->hdrlen = MR_HDR_ACK;
 	/* ACKs are spread over our paths too, in turn; they are not sequenced. */
 	ack->path = c->ack_rr;
