@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM selftest: unmodified verbs programs between two MetaRoCE devices on two nodes, through
+# libmetaroce: rdma-core's ibv_ud_pingpong and ibv_rc_pingpong (1 MiB), perftest's send
+# bandwidth and the latency tests of every RC operation, with its own exchange and with
+# rdma_cm (-R), and rdmacm-utils' rping, which checks its data. Each run must exit 0 on both
+# sides with its result printed. What MetaRoCE does not do is checked to fail cleanly: UC QPs
+# are refused, and READ and atomic bandwidth tests (perftest leaves their responder in RTR,
+# where MetaRoCE sends no responses: Documentation/infiniband/metaroce.rst) are skipped.
+#
+# Run as root inside the test VM:
+#   tools/testing/vm/run -- selftests/metaroce/programs.sh
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=selftests/metaroce/lib.sh
+. "$TOP/selftests/metaroce/lib.sh"
+require_vm
+
+if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
+   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
+	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
+fi
+
+GA= GB=
+SRV_OUT=/tmp/programs-srv.$$
+
+setup() {
+	modprobe rdma_ucm
+	node_add a
+	node_add b
+	link_add a va 10.7.0.1 b vb 10.7.0.2
+	rdma_add metaroce mr_a a va && rdma_add metaroce mr_b b vb &&
+		rdma_wait_active mr_a && rdma_wait_active mr_b &&
+		GA=$(gid_index mr_a 10.7.0.1) && GB=$(gid_index mr_b 10.7.0.2)
+}
+
+# pair NAME WANT PORT "SERVER CMD" "CLIENT CMD" [COUNT]: server in a, client in b; both must
+# exit 0 and at least COUNT (default 1) lines of the client's output must match the extended
+# regex WANT. PORT is the server's TCP port, or "cm" for a server that listens with rdma_cm
+# only (no TCP socket to wait for).
+pair() {
+	local name=$1 want=$2 port=$3 srv=$4 cli=$5 count=${6:-1} spid out rc=0
+	# shellcheck disable=SC2086
+	on a timeout 90 $srv >"$SRV_OUT" 2>&1 &
+	spid=$!
+	if [ "$port" = cm ]; then
+		sleep 2
+	else
+		wait_listen a "$port" "$spid"
+	fi
+	# shellcheck disable=SC2086
+	out=$(on b timeout 60 $cli 2>&1) || rc=$?
+	wait "$spid" || rc=$((rc ? rc : $?))
+	ktap_diag "client: $(tail -n 4 <<<"$out")"
+	ktap_diag "server: $(tail -n 2 "$SRV_OUT")"
+	if [ "$rc" -eq 0 ] && [ "$(grep -Ec "$want" <<<"$out")" -ge "$count" ]; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name (exit status $rc)"
+	fi
+}
+
+programs_cleanup() {
+	rm -f "$SRV_OUT"
+	cleanup
+}
+trap programs_cleanup EXIT
+
+ktap_plan 14
+if setup; then
+	ktap_ok "two nodes, a MetaRoCE device on each"
+else
+	ktap_fail "two nodes, a MetaRoCE device on each"
+	ktap_finish
+fi
+
+P=19000
+PP="-d mr_a -g $GA" PC="-d mr_b -g $GB"
+pair "ibv_ud_pingpong, 100 datagrams" 'iters in' $((P + 1)) \
+	"ibv_ud_pingpong $PP -p $((P + 1)) -n 100" "ibv_ud_pingpong $PC -p $((P + 1)) -n 100 10.7.0.1"
+pair "ibv_rc_pingpong, 20 x 1 MiB" 'iters in' $((P + 2)) \
+	"ibv_rc_pingpong $PP -p $((P + 2)) -n 20 -s 1048576" \
+	"ibv_rc_pingpong $PC -p $((P + 2)) -n 20 -s 1048576 10.7.0.1"
+uc=$(on b timeout 20 ibv_uc_pingpong $PC -p $((P + 3)) 10.7.0.1 2>&1)
+ktap_diag "$uc"
+if grep -q "Couldn't create QP" <<<"$uc" && ! grep -q 'iters in' <<<"$uc"; then
+	ktap_ok "ibv_uc_pingpong: UC QPs are refused at creation"
+else
+	ktap_fail "ibv_uc_pingpong: UC QPs are refused at creation"
+fi
+
+PP="-d mr_a -x $GA" PC="-d mr_b -x $GB"
+n=4
+for t in ib_send_bw ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
+	n=$((n + 1))
+	pair "$t, 200 iterations" '^ *[0-9]+ +200 ' $((P + n)) \
+		"$t $PP -p $((P + n)) -n 200" "$t $PC -p $((P + n)) -n 200 10.7.0.1"
+done
+n=$((n + 1))
+pair "ib_write_bw -R (rdma_cm), 200 x 64 KiB" '^ *65536 +200 ' cm \
+	"ib_write_bw -d mr_a -R -p $((P + n)) -n 200" "ib_write_bw -d mr_b -R -p $((P + n)) -n 200 10.7.0.1"
+n=$((n + 1))
+pair "ib_send_lat -R (rdma_cm), 200 iterations" '^ *[0-9]+ +200 ' cm \
+	"ib_send_lat -d mr_a -R -p $((P + n)) -n 200" "ib_send_lat -d mr_b -R -p $((P + n)) -n 200 10.7.0.1"
+n=$((n + 1))
+# rping -v prints each ping's data, which it checks against its pattern.
+pair "rping, 10 verified pings over rdma_cm" '^ping data: ' cm \
+	"rping -s -a 10.7.0.1 -p $((P + n)) -C 10" "rping -c -a 10.7.0.1 -p $((P + n)) -C 10 -v" 10
+ktap_skip "ib_read_bw" "perftest leaves the responder in RTR; READ responses need RTS"
+ktap_skip "ib_atomic_bw" "perftest leaves the responder in RTR; atomic responses need RTS"
+ktap_finish
