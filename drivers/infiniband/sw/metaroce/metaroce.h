@@ -302,6 +302,8 @@ struct metaroce_qp {
 	u32 rq_base;			/* ring index of RMSN 0 */
 	u32 rq_done;			/* next ring index to complete */
 	bool sq_error;			/* a local error: flush the rest */
+	bool has_fatal_nak;		/* refused for good: fatal_nak is repeated */
+	struct mr_pkt *fatal_nak;	/* the NAK, for lost-NAK retransmissions */
 	bool flushing;			/* state ERR reached: flush everything */
 
 	struct mr_conn *conn;		/* NULL before RTR */

@@ -188,6 +188,7 @@ int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_unlock(&mdev->qps_lock);
 	metaroce_qp_transport_stop(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	kfree(qp->fatal_nak);
 	kvfree(qp->conn);
 	qp->conn = NULL;
 	metaroce_qp_free_queues(qp);
@@ -299,6 +300,9 @@ static int metaroce_qp_reset(struct metaroce_qp *qp)
 	qp->rq_base = qp->rq_done;
 	qp->sq_error = false;
 	qp->flushing = false;
+	WRITE_ONCE(qp->has_fatal_nak, false);
+	kfree(qp->fatal_nak);
+	qp->fatal_nak = NULL;
 	return 0;
 }
 

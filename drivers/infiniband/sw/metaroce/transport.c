@@ -781,6 +781,14 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 	}
 }
 
+/* Keep a fatal NAK to answer the peer's retransmissions with (it may be lost). */
+static void metaroce_keep_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	if (!qp->fatal_nak)
+		qp->fatal_nak = kmemdup(nak, sizeof(*nak), GFP_KERNEL);
+	WRITE_ONCE(qp->has_fatal_nak, !!qp->fatal_nak);
+}
+
 static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now)
 {
 	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
@@ -812,13 +820,16 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 			       syn == MR_NAK_RNR ? max_t(u16, qp->attr.min_rnr_timer, 1) : 0,
 			       &res.nak);
 		metaroce_xmit_ctl(qp, &res.nak);
-		if (syn == MR_NAK_RNR)
+		if (syn == MR_NAK_RNR) {
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_TX);
-		else
+		} else {
+			metaroce_keep_fatal_nak(qp, &res.nak);
 			metaroce_qp_to_err(qp);
+		}
 		break;
 	case MR_RXC_FATAL:
 		metaroce_xmit_ctl(qp, &res.nak);
+		metaroce_keep_fatal_nak(qp, &res.nak);
 		metaroce_qp_to_err(qp);
 		break;
 	case MR_RXC_DUP:
@@ -848,8 +859,9 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 
 	rcu_read_lock();
 	qp = xa_load(&mdev->qp_xa, pkt->dqpn);
+	/* In the error state only a QP that refused fatally listens: see below. */
 	if (!qp || READ_ONCE(qp->dying) || READ_ONCE(qp->state) < IB_QPS_RTR ||
-	    READ_ONCE(qp->state) == IB_QPS_ERR) {
+	    (READ_ONCE(qp->state) == IB_QPS_ERR && !READ_ONCE(qp->has_fatal_nak))) {
 		rcu_read_unlock();
 		metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
 		kfree_skb(skb);
@@ -1133,9 +1145,23 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	now = ktime_get_ns();
 	state = qp->state;
 	if (state == IB_QPS_ERR || qp->flushing) {
-		skb_queue_purge(&qp->rxq);
+		/*
+		 * A NAK can be lost: a responder that refused for good answers
+		 * every later data packet of the peer with it again (spec,
+		 * "NAKs"), so that the requester sees the error, not a timeout.
+		 */
+		while (budget > 0 && (skb = skb_dequeue(&qp->rxq))) {
+			struct mr_pkt pkt;
+
+			if (qp->has_fatal_nak &&
+			    mr_pkt_decode(skb->data, skb->len, &pkt) == MR_PERR_OK &&
+			    mr_op_is_data(pkt.opcode) && pkt.ctok == qp->conn->cfg.local_ctok)
+				metaroce_xmit_ctl(qp, qp->fatal_nak);
+			kfree_skb(skb);
+			budget--;
+		}
 		metaroce_qp_flush(qp);
-		return false;
+		return budget <= 0;
 	}
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
 		skb_queue_purge(&qp->rxq);
