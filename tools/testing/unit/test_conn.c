@@ -97,9 +97,76 @@ static u8 pattern(u32 msg, u32 off)
 	return (u8)(msg * 131 + off * 7 + (off >> 8));
 }
 
+/* What each side's on_event hook saw (index: its QP number - 1), reset by world_init. */
+struct evlog {
+	u32	loss[MR_LOSS_RTO + 1];
+	u32	retx[MR_LOSS_RTO + 1];
+	u32	probes;
+	u32	down, up;
+	int	first_down;
+	u32	bad;		/* events with out-of-range fields */
+};
+
+static struct evlog evlog[2];
+
+static void on_event(void *arg, const struct mr_event *ev)
+{
+	struct evlog *l = arg;
+
+	if (ev->path >= MR_MAX_PATHS) {
+		l->bad++;
+		return;
+	}
+	switch (ev->type) {
+	case MR_EV_LOSS:
+		if (ev->cause > MR_LOSS_RTO)
+			l->bad++;
+		else
+			l->loss[ev->cause]++;
+		break;
+	case MR_EV_RETX:
+		if (ev->cause == MR_RETX_PROBE)
+			l->probes++;
+		else if (ev->cause > MR_LOSS_RTO)
+			l->bad++;
+		else
+			l->retx[ev->cause]++;
+		break;
+	case MR_EV_PATH_DOWN:
+		if (!l->down++)
+			l->first_down = ev->path;
+		break;
+	case MR_EV_PATH_UP:
+		l->up++;
+		break;
+	default:
+		l->bad++;
+	}
+}
+
+static u32 evsum(const u32 *v)
+{
+	return v[MR_LOSS_ACK] + v[MR_LOSS_NAK] + v[MR_LOSS_RTO];
+}
+
+/* The events agree with the connection's own statistics. */
+static void check_events(const struct mr_conn *c, const struct evlog *l)
+{
+	assert_int_equal(l->bad, 0);
+	assert_int_equal(evsum(l->retx), c->stats.tx_retx);
+	assert_int_equal(l->probes, c->stats.tx_probes);
+	/* every retransmission of a lost packet follows its loss event */
+	assert_true(evsum(l->retx) <= evsum(l->loss));
+	assert_int_equal(l->down, c->paths.stat_retired);
+	assert_int_equal(l->up, c->paths.stat_revived);
+	/* timeout losses only from a timeout */
+	assert_true(!l->loss[MR_LOSS_RTO] || c->tx.stat_rto);
+}
+
 static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_tx, u32 isn_rx)
 {
 	struct mr_conn_cfg cfg = {
+		.on_event = on_event, .event_arg = &evlog[(me - 1) & 1],
 		.peer_qpn = peer, .peer_ctok = 0x1000 + peer, .local_ctok = 0x1000 + me,
 		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = 4096,
 		.n_paths = paths, .peer_paths = paths, .n_streams = streams,
@@ -119,6 +186,7 @@ static void world_init_mix(struct world *w, u64 seed, u8 streams, u8 paths, u32 
 	u32 i, next_msn[MR_MAX_STREAMS] = { 0 };
 
 	memset(w, 0, sizeof(*w));
+	memset(evlog, 0, sizeof(evlog));
 	w->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	w->q = calloc(MAXQ, sizeof(*w->q));
 	assert_non_null(w->q);
@@ -465,6 +533,9 @@ static void test_clean_spraying(void **state)
 	assert_int_equal(w.c[0]->tx.stat_rto, 0);
 	assert_int_equal(w.c[0]->stats.tx_probes, 0);
 	assert_int_equal(w.c[1]->stats.rx_dup, 0);
+	check_events(w.c[0], &evlog[0]);
+	assert_int_equal(evsum(evlog[0].loss), 0);
+	assert_int_equal(evlog[0].down, 0);
 	/* everything spread over all 8 paths */
 	assert_true(w.c[0]->tx.path_seq[7] > w.c[0]->stats.tx_pkts / 16);
 	world_free(&w);
@@ -487,6 +558,10 @@ static void test_random_loss_and_jitter(void **state)
 	assert_true(w.drops > 0);
 	/* selective: retransmissions in the order of the data losses, not go-back-N */
 	assert_true(w.c[0]->stats.tx_retx + w.c[0]->stats.tx_probes < 4 * w.drops);
+	check_events(w.c[0], &evlog[0]);
+	check_events(w.c[1], &evlog[1]);
+	assert_true(evlog[0].loss[MR_LOSS_ACK] > 0);
+	assert_true(evlog[0].retx[MR_LOSS_ACK] > 0);
 	print_message("# %u drops %llu pkts %llu retx %llu tlp %llu rto %llu spurious %llu us\n",
 		      w.drops,
 		      (unsigned long long)w.c[0]->stats.tx_pkts,
@@ -538,6 +613,9 @@ static void test_dead_path_is_retired(void **state)
 	assert_int_equal(w.errors, 0);
 	assert_false(w.c[0]->paths.p[2].up);
 	assert_true(w.c[0]->paths.p[2].losses > 0);
+	check_events(w.c[0], &evlog[0]);
+	assert_true(evlog[0].down > 0);
+	assert_int_equal(evlog[0].first_down, 2);
 	/* after retirement the dead path only gets probes: a small fraction of the load */
 	assert_true(w.c[0]->tx.path_seq[2] < w.c[0]->stats.tx_pkts / 8);
 	world_free(&w);
@@ -559,6 +637,9 @@ static void test_all_paths_dead_fails_with_retry_exceeded(void **state)
 	assert_true(w.c[0]->failed);
 	/* retry_cnt 7: seven RTOs retransmit, the eighth expiry fails the connection */
 	assert_int_equal(w.c[0]->tx.stat_rto, 7);
+	check_events(w.c[0], &evlog[0]);
+	assert_true(evlog[0].loss[MR_LOSS_RTO] > 0);
+	assert_true(evlog[0].retx[MR_LOSS_RTO] > 0);
 	world_free(&w);
 }
 
@@ -855,6 +936,7 @@ static void test_post_checks_and_rnr(void **state)
 	u32 i;
 
 	(void)state;
+	memset(evlog, 0, sizeof(evlog));
 	wr.opcode = MR_OP_ATOMIC_RESP;	/* the engine's own business */
 	assert_int_equal(mr_conn_post(c, &wr), -EOPNOTSUPP);
 	wr.opcode = MR_OP_CMP_SWAP;
@@ -899,6 +981,11 @@ static void test_post_checks_and_rnr(void **state)
 	assert_true(mr_conn_tx(c, 510 * US, &tp));
 	assert_int_equal(tp.hdr.psn, 50);
 	assert_true(tp.hdr.flags & MR_F_RETX);
+	/* reported as an RNR loss and its retransmission, not as a fast one */
+	assert_int_equal(evlog[0].loss[MR_LOSS_NAK], 1);
+	assert_int_equal(evlog[0].retx[MR_LOSS_NAK], 1);
+	assert_int_equal(evsum(evlog[0].retx), 1);
+	check_events(c, &evlog[0]);
 
 	/* a remote access NAK is fatal: error for the oldest, flush for the rest */
 	nak.opcode = MR_OP_NAK;

@@ -12,6 +12,19 @@ size_t mr_conn_size(u8 n_streams)
 	return sizeof(struct mr_conn) + (size_t)n_streams * sizeof(struct mr_rstream);
 }
 
+static void mr_conn_event(struct mr_conn *c, u8 type, u8 cause, u8 path, u32 psn)
+{
+	struct mr_event ev = { .type = type, .cause = cause, .path = path, .psn = psn };
+
+	if (c->cfg.on_event)
+		c->cfg.on_event(c->cfg.event_arg, &ev);
+}
+
+static void mr_conn_path_change(void *arg, u8 path, bool up)
+{
+	mr_conn_event(arg, up ? MR_EV_PATH_UP : MR_EV_PATH_DOWN, 0, path, 0);
+}
+
 int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 {
 	unsigned int i;
@@ -27,6 +40,8 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	c->cfg = *cfg;
 	mr_txwin_init(&c->tx, cfg->tx_isn, cfg->retry_cnt);
 	mr_paths_init(&c->paths, cfg->n_paths);
+	c->paths.on_change = mr_conn_path_change;
+	c->paths.change_arg = c;
 	mr_cc_init(&c->cc, cfg->mtu);
 	mr_rxwin_init(&c->rx, cfg->rx_isn);
 	for (i = 0; i < cfg->n_streams; i++)
@@ -224,11 +239,12 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 {
 	const struct mr_txpkt *p = mr_txwin_pkt(&c->tx, psn);
 	const struct mr_sendmsg *m;
-	u8 path;
+	u8 path, cause;
 
 	if (!mr_seq_in(psn, c->tx.una, c->tx.nxt - c->tx.una) ||
 	    (p->state != MR_TXP_INFLIGHT && p->state != MR_TXP_LOST))
 		return false;
+	cause = p->state == MR_TXP_LOST ? p->lost_cause : MR_RETX_PROBE;
 	m = mr_conn_msg(c, p->msg);
 	/* Another path than the one that lost it, preferably a healthy one. */
 	path = mr_paths_pick_retx(&c->paths, now, p->path);
@@ -236,6 +252,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
 	out->hdr.flags |= MR_F_RETX | flags;
 	mr_conn_fill_out(m, p->moff, out);
+	mr_conn_event(c, MR_EV_RETX, cause, path, psn);
 	return true;
 }
 
@@ -393,6 +410,7 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = ev->c;
 	const struct mr_rtt *prtt = &c->paths.p[p->path % MR_MAX_PATHS].rtt;
 
+	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min);
 }
@@ -401,6 +419,7 @@ static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
 {
 	struct mr_conn_ev *ev = arg;
 
+	mr_conn_event(ev->c, MR_EV_LOSS, MR_LOSS_RTO, p->path, psn);
 	ev->rto_paths |= BIT_ULL(p->path);
 }
 
@@ -442,7 +461,9 @@ static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct 
 	switch (nak->syndrome) {
 	case MR_NAK_RNR:
 		/* Not the path's fault: resend after the receiver's delay, charge no path. */
-		mr_txwin_mark_lost(&c->tx, nak->nak_psn);
+		if (mr_txwin_mark_lost(&c->tx, nak->nak_psn))
+			mr_conn_event(c, MR_EV_LOSS, MR_LOSS_NAK,
+				      mr_txwin_pkt(&c->tx, nak->nak_psn)->path, nak->nak_psn);
 		c->next_tx_ns = max_t(u64, c->next_tx_ns,
 				      now + (u64)nak->rnr_delay * 10 * MR_NSEC_PER_USEC);
 		if (c->cfg.rnr_retry != 7 && ++c->rnr_retries > c->cfg.rnr_retry)

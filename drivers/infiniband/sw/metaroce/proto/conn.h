@@ -45,6 +45,29 @@
 #define MR_RESPQ_DEPTH	256
 #define MR_MSG_RESP	0x8000	/* mr_txpkt.msg: a response ring slot */
 
+/*
+ * Events for the host's counters and tracing, reported as they happen through
+ * mr_conn_cfg.on_event (optional). A packet declared lost is reported once per loss;
+ * a retransmission says why it was sent (the cause of its loss, or a tail probe).
+ */
+enum mr_event_type {
+	MR_EV_LOSS,		/* psn, path: declared lost; cause: enum mr_loss_cause */
+	MR_EV_RETX,		/* psn, path: the new path; cause: mr_loss_cause, MR_RETX_PROBE */
+	MR_EV_PATH_DOWN,	/* path: taken out of service */
+	MR_EV_PATH_UP,		/* path: back in service */
+};
+
+#define MR_RETX_PROBE	0xff	/* MR_EV_RETX cause of a tail-loss probe */
+
+struct mr_event {
+	u8	type;		/* enum mr_event_type */
+	u8	cause;
+	u8	path;
+	u32	psn;
+};
+
+typedef void (*mr_event_fn)(void *arg, const struct mr_event *ev);
+
 struct mr_conn_cfg {
 	u32	peer_qpn;	/* dqpn of the packets we send */
 	u32	peer_ctok;	/* ctok of the packets we send */
@@ -59,6 +82,8 @@ struct mr_conn_cfg {
 	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
 	u8	max_rd_atomic;	/* READs in progress, each way (requester and responder) */
 	struct mr_share *share;	/* the receiving device's fair share, or NULL */
+	mr_event_fn on_event;	/* optional */
+	void	*event_arg;
 };
 
 enum mr_wc_status {

@@ -66,8 +66,12 @@ void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 	if (path >= ps->n)
 		return;
 	p = &ps->p[path];
-	if (!p->up)
+	if (!p->up) {
 		mr_path_revive(p);	/* a probe (or a late packet) got through */
+		ps->stat_revived++;
+		if (ps->on_change)
+			ps->on_change(ps->change_arg, path, true);
+	}
 	p->consec_losses = 0;
 
 	if (rtt_ns) {
@@ -105,6 +109,8 @@ void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path)
 	p->probing = false;
 	p->probe_at_ns = now + p->probe_ival_ns;
 	ps->stat_retired++;
+	if (ps->on_change)
+		ps->on_change(ps->change_arg, path, false);
 }
 
 void mr_paths_on_acked(struct mr_paths *ps, u8 path)

@@ -36,12 +36,18 @@ struct mr_path {
 	bool	probing;	/* retired, a probe is outstanding */
 };
 
+/* A path went out of service (up false) or came back (up true). */
+typedef void (*mr_path_change_fn)(void *arg, u8 path, bool up);
+
 struct mr_paths {
 	u8	n;
 	u8	rr;		/* round-robin cursor when no path is up */
 	struct mr_rtt conn;	/* over all paths: drives RTO and PTO */
 	struct mr_path p[MR_MAX_PATHS];
 	u64	stat_retired;	/* paths taken out of service */
+	u64	stat_revived;	/* paths back in service */
+	mr_path_change_fn on_change;	/* optional, set after mr_paths_init() */
+	void	*change_arg;
 };
 
 void mr_paths_init(struct mr_paths *ps, u8 n);

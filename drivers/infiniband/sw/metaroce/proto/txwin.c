@@ -216,21 +216,24 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 }
 
 static void mr_txwin_declare_lost(struct mr_txwin *w, u32 psn, struct mr_txpkt *p,
-				  mr_txpkt_fn lost, void *arg)
+				  u8 cause, mr_txpkt_fn lost, void *arg)
 {
 	p->state = MR_TXP_LOST;
+	p->lost_cause = cause;
 	w->in_flight--;
 	w->nlost++;
 	if (lost)
 		lost(arg, psn, p);
 }
 
-void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
+bool mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
 {
 	struct mr_txpkt *p = mr_slot(w, psn);
 
-	if (mr_seq_in(psn, w->una, w->nxt - w->una) && p->state == MR_TXP_INFLIGHT)
-		mr_txwin_declare_lost(w, psn, p, NULL, NULL);
+	if (!mr_seq_in(psn, w->una, w->nxt - w->una) || p->state != MR_TXP_INFLIGHT)
+		return false;
+	mr_txwin_declare_lost(w, psn, p, MR_LOSS_NAK, NULL, NULL);
+	return true;
 }
 
 u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg)
@@ -249,7 +252,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 
 		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
 		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
-			mr_txwin_declare_lost(w, psn, p, lost, arg);
+			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, lost, arg);
 			nlost++;
 			continue;
 		}
@@ -262,7 +265,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 			continue;
 		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
 		if (now >= deadline) {
-			mr_txwin_declare_lost(w, psn, p, lost, arg);
+			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, lost, arg);
 			nlost++;
 		} else if (!w->reo_deadline_ns || deadline < w->reo_deadline_ns) {
 			w->reo_deadline_ns = deadline;
@@ -337,7 +340,7 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 			struct mr_txpkt *p = mr_slot(w, psn);
 
 			if (p->state == MR_TXP_INFLIGHT)
-				mr_txwin_declare_lost(w, psn, p, lost, arg);
+				mr_txwin_declare_lost(w, psn, p, MR_LOSS_RTO, lost, arg);
 		}
 		if (w->backoff < 16)
 			w->backoff++;

@@ -14,6 +14,13 @@
 #include "platform.h"
 #include "pkt.h"
 
+/* Why a packet was declared lost: what its retransmission is counted as. */
+enum mr_loss_cause {
+	MR_LOSS_ACK = 0,	/* ACK-driven detection: same-path distance or reorder time */
+	MR_LOSS_NAK,		/* the receiver refused it (RNR) */
+	MR_LOSS_RTO,		/* retransmission timeout */
+};
+
 enum mr_txp_state {
 	MR_TXP_FREE = 0,
 	MR_TXP_INFLIGHT,	/* sent, neither acknowledged nor declared lost */
@@ -32,6 +39,7 @@ struct mr_txpkt {
 	u8	stream;
 	u8	state;		/* enum mr_txp_state */
 	u8	nretx;
+	u8	lost_cause;	/* enum mr_loss_cause, valid in MR_TXP_LOST */
 };
 
 struct mr_txwin {
@@ -111,8 +119,8 @@ static inline const struct mr_txpkt *mr_txwin_pkt(const struct mr_txwin *w, u32 
 u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 len);
 /* Record a retransmission (of a lost packet, or a probe of an in-flight one). */
 void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path);
-/* Declare psn lost for a reason other than the loss rules (an RNR NAK). */
-void mr_txwin_mark_lost(struct mr_txwin *w, u32 psn);
+/* Declare psn lost for a reason other than the loss rules (an RNR NAK); false if not in flight. */
+bool mr_txwin_mark_lost(struct mr_txwin *w, u32 psn);
 /* Lowest PSN waiting for retransmission; false if none. */
 bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn);
 
