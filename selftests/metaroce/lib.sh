@@ -109,14 +109,14 @@ ktap_finish() {
 
 # wait_for SECONDS CMD...: runs CMD every 0.1 s, its output hidden, until it succeeds; when
 # SECONDS have passed, runs it once more with its output shown (the diagnostics of a
-# ktap_check) and returns its status.
+# ktap_check) and returns its status. The deadline is wall-clock time: on a loaded emulated
+# CPU one try of CMD can take far longer than the 0.1 s between tries.
 wait_for() {
-	local tries=$(($1 * 10))
+	local end=$((SECONDS + $1))
 	shift
-	while [ "$tries" -gt 0 ]; do
+	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1
-		tries=$((tries - 1))
 	done
 	"$@"
 }

@@ -48,6 +48,9 @@ static const struct rdma_stat_desc metaroce_counter_descs[] = {
 	[METAROCE_CNT_RX_ERR_RSVD].name = "rx_err_rsvd",
 	[METAROCE_CNT_RX_ERR_ACK].name = "rx_err_ack",
 	[METAROCE_CNT_RX_ERR_NAK].name = "rx_err_nak",
+	[METAROCE_CNT_PKTS_LOST].name = "pkts_lost",
+	[METAROCE_CNT_RETRANS_PROBE].name = "retrans_probe",
+	[METAROCE_CNT_RETRANS_RNR].name = "retrans_rnr",
 };
 
 static_assert(ARRAY_SIZE(metaroce_counter_descs) == METAROCE_CNT_MAX);

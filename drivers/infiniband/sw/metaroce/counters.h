@@ -59,6 +59,10 @@ enum metaroce_counter {
 	METAROCE_CNT_RX_ERR_RSVD,
 	METAROCE_CNT_RX_ERR_ACK,
 	METAROCE_CNT_RX_ERR_NAK,
+	/* Loss recovery detail (retrans_fast: found from ACKs; _timeout: after an RTO). */
+	METAROCE_CNT_PKTS_LOST,		/* data packets declared lost */
+	METAROCE_CNT_RETRANS_PROBE,	/* tail-loss probes */
+	METAROCE_CNT_RETRANS_RNR,	/* resent after an RNR NAK */
 	METAROCE_CNT_MAX
 };
 

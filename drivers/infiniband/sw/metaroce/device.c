@@ -247,6 +247,13 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_SEND);
 
 	metaroce_init_attr(mdev);
+	/*
+	 * The module parameter as it is when the device is created: ib_core has
+	 * no netlink attribute for a driver setting (and sysfs is closed to new
+	 * drivers), so "paths" set before "rdma link add" makes a per-device value.
+	 */
+	mdev->paths = clamp_t(unsigned int, READ_ONCE(metaroce_default_paths), 1,
+			      METAROCE_MAX_PATHS);
 	ib_set_device_ops(ibdev, &metaroce_dev_ops);
 
 	ret = ib_device_set_netdev(ibdev, ndev, METAROCE_PORT);

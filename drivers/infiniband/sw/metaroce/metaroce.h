@@ -64,6 +64,7 @@
 #define METAROCE_MAX_MR			65536
 #define METAROCE_MAX_AH			65536
 #define METAROCE_MAX_SRQ		16384
+#define METAROCE_MAX_PATHS		64	/* MR_MAX_PATHS of the wire format */
 #define METAROCE_MAX_SRQ_WR		16384
 #define METAROCE_MAX_QUEUE_ENTRIES	65536	/* any ring, a power of two */
 #define METAROCE_MAX_FAST_REG_PAGES	512
@@ -103,6 +104,9 @@ struct metaroce_dev {
 
 	/* Last state reported to ib_core; changed under RTNL only. */
 	bool port_active;
+
+	/* Paths of the RC connections of this device (module parameter at creation). */
+	u8 paths;
 
 	struct xarray mr_xa;	/* key index -> struct metaroce_mr */
 	struct xarray qp_xa;	/* QP number -> struct metaroce_qp, RCU */
@@ -394,6 +398,10 @@ int metaroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr);
 int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
+
+/* trace.c */
+struct mr_event;
+void metaroce_conn_event(void *arg, const struct mr_event *ev);
 
 /* transport.c */
 int metaroce_transport_init(void);

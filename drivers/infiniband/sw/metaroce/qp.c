@@ -21,9 +21,11 @@
 #include "metaroce.h"
 #include "proto/conn.h"
 
+static_assert(METAROCE_MAX_PATHS == MR_MAX_PATHS);
+
 unsigned int metaroce_default_paths = 8;
 module_param_named(paths, metaroce_default_paths, uint, 0644);
-MODULE_PARM_DESC(paths, "Network paths (UDP source ports) of a new connection, 1..64 (default 8)");
+MODULE_PARM_DESC(paths, "Network paths (UDP source ports) of the connections of a device created afterwards, 1..64 (default 8)");
 
 /* Inline data a send WQE can carry, in the place of its SGEs. */
 #define METAROCE_MAX_INLINE	512
@@ -134,7 +136,7 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq_post_lock);
 	spin_lock_init(&qp->rq_post_lock);
 	qp->state = IB_QPS_RESET;
-	qp->n_paths = clamp_t(unsigned int, metaroce_default_paths, 1, MR_MAX_PATHS);
+	qp->n_paths = READ_ONCE(mdev->paths);
 	qp->sport_base = get_random_u32() % METAROCE_SPORT_SPAN;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 
@@ -336,6 +338,8 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	cfg.retry_cnt = 7;
 	cfg.rnr_retry = 7;
 	cfg.max_rd_atomic = metaroce_qp_max_rd_atomic(qp);
+	cfg.on_event = metaroce_conn_event;
+	cfg.event_arg = qp;
 
 	c = kvzalloc(mr_conn_size(cfg.n_streams), GFP_KERNEL);
 	if (!c)

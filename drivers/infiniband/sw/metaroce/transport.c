@@ -539,8 +539,6 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 	mr_pkt_icrc_put(p, len);
 
 	dest = qp->dest;
-	if (h->flags & MR_F_RETX)
-		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RETRANS_FAST);
 	metaroce_dp_send(qp, skb, &dest, h);
 	return ret;
 }
