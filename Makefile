@@ -10,6 +10,8 @@
 #   make conformance     rdma-core's test suite on rxe and metaroce in the VM, compared
 #                        (CONFORMANCE_KERNEL=6.1 for the other kernel)
 #   make deps            install what the build and the tests need (Debian packages)
+#   make install         metaroce.ko into /lib/modules/<KVER>/updates (then depmod), the
+#                        provider and its .driver file; DESTDIR stages, PREFIX as the provider's
 #   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
 #   make bench-sim       the packet-level simulator: MetaRoCE beside go-back-N (SIM lines)
 #
@@ -31,7 +33,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
 .PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
-	bench-loss bench-sim conformance
+	bench-loss bench-sim conformance install
 
 all: module provider tools
 
@@ -66,6 +68,16 @@ unit:
 
 deps:
 	tools/deps.sh
+
+# Where Debian puts modules that are not the kernel package's own: updates/ wins over the
+# tree (depmod's search order). Only metaroce.ko: the test modules stay in the build tree.
+# A staged install (DESTDIR) leaves depmod to the package's postinst, as packages do.
+MODDIR = /lib/modules/$(KVER)/updates
+install: module provider
+	install -d $(DESTDIR)$(MODDIR)
+	install -m 0644 $(KOBJ)/drivers/infiniband/sw/metaroce/metaroce.ko $(DESTDIR)$(MODDIR)/
+	$(if $(DESTDIR),@echo "install: staged in $(DESTDIR); run depmod $(KVER) once installed",/sbin/depmod $(KVER))
+	$(MAKE) -C providers/metaroce BUILD=$(BUILD)/lib install
 
 check:
 	tools/deps.sh
