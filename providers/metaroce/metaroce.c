@@ -4,8 +4,9 @@
  *
  * The control path (device and port queries, contexts, protection domains,
  * memory regions) goes through the core uverbs commands; CQs, QPs and AHs
- * are in rings.c. Every verb left unset here (SRQs, MWs, extended CQs and
- * QPs, ...) is answered by libibverbs with EOPNOTSUPP.
+ * are in rings.c, their extended verbs in cq_ex.c and qp_ex.c. Every verb
+ * left unset here (SRQs, MWs, ...) is answered by libibverbs with
+ * EOPNOTSUPP.
  */
 
 #include <errno.h>
@@ -166,7 +167,9 @@ static const struct verbs_context_ops metaroce_ctx_ops = {
 	.alloc_pd = metaroce_alloc_pd,
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
+	.create_cq_ex = metaroce_create_cq_ex,
 	.create_qp = metaroce_create_qp,
+	.create_qp_ex = metaroce_create_qp_ex,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * libmetaroce: what metaroce.c (context, device, control path) and rings.c
- * (CQs, QPs and AHs over the rings of rdma/metaroce-abi.h) share.
+ * (CQs, QPs and AHs over the rings of rdma/metaroce-abi.h), cq_ex.c and
+ * qp_ex.c (their extended verbs) share.
  */
 #ifndef METAROCE_PROVIDER_H
 #define METAROCE_PROVIDER_H
@@ -45,5 +46,13 @@ int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int metaroce_destroy_ah(struct ibv_ah *ibah);
+
+/* cq_ex.c */
+struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
+					struct ibv_cq_init_attr_ex *attr);
+
+/* qp_ex.c */
+struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
+				     struct ibv_qp_init_attr_ex *attr);
 
 #endif /* METAROCE_PROVIDER_H */

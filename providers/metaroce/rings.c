@@ -11,7 +11,8 @@
  * Each queue's producer or consumer index is kept here and only published in
  * the ring (release); the other side's index is read with acquire. Each
  * queue has a lock, so that the verbs are safe to call from several threads
- * as libibverbs promises.
+ * as libibverbs promises. The objects (rings.h) are shared with the
+ * extended verbs of cq_ex.c and qp_ex.c, which use the same rings.
  */
 
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include <rdma/metaroce-abi.h>
 
 #include "metaroce.h"
+#include "rings.h"
 
 static_assert(sizeof(struct metaroce_ring) == METAROCE_RING_HDR_SIZE,
 	      "ring header");
@@ -46,43 +48,13 @@ static_assert(METAROCE_WC_GRH == IBV_WC_GRH &&
 	      METAROCE_WC_WITH_IMM == IBV_WC_WITH_IMM &&
 	      METAROCE_WC_WITH_INV == IBV_WC_WITH_INV, "completion flags");
 
-#define METAROCE_WC_FLAGS	(METAROCE_WC_GRH | METAROCE_WC_WITH_IMM | \
-				 METAROCE_WC_WITH_INV)
-#define METAROCE_SEND_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
-				 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
-
-/* A ring mapped from the kernel. */
-struct metaroce_uring {
-	struct metaroce_ring *hdr;	/* NULL if not mapped */
-	uint8_t *entries;
-	size_t map_len;
-	uint32_t num;			/* a power of two */
-	uint32_t entry_size;
-};
-
-static inline uint32_t metaroce_load_acquire(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void metaroce_store_release(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static inline void *metaroce_uring_entry(const struct metaroce_uring *r,
-					 uint32_t idx)
-{
-	return r->entries + (size_t)(idx & (r->num - 1)) * r->entry_size;
-}
-
 /*
  * Maps the ring @info describes. Its geometry is checked first: entries of
  * at least @min_entry_size bytes, all inside the mapping.
  */
-static int metaroce_uring_map(struct metaroce_uring *r,
-			      const struct metaroce_ring_info *info,
-			      int cmd_fd, uint32_t min_entry_size)
+int metaroce_uring_map(struct metaroce_uring *r,
+		       const struct metaroce_ring_info *info,
+		       int cmd_fd, uint32_t min_entry_size)
 {
 	uint64_t need;
 	void *p;
@@ -110,7 +82,7 @@ static int metaroce_uring_map(struct metaroce_uring *r,
 	return 0;
 }
 
-static void metaroce_uring_unmap(struct metaroce_uring *r)
+void metaroce_uring_unmap(struct metaroce_uring *r)
 {
 	if (r->hdr)
 		munmap(r->hdr, r->map_len);
@@ -118,19 +90,6 @@ static void metaroce_uring_unmap(struct metaroce_uring *r)
 }
 
 /* Completion queues */
-
-struct metaroce_cq {
-	struct ibv_cq ibcq;
-	pthread_spinlock_t lock;	/* ring and cons */
-	struct metaroce_uring ring;
-	uint32_t cons;			/* ours; published in ring.hdr->cons */
-};
-
-static inline struct metaroce_cq *to_mcq(struct ibv_cq *ibcq)
-{
-	return (struct metaroce_cq *)((char *)ibcq -
-		offsetof(struct metaroce_cq, ibcq));
-}
 
 /*
  * Responses with driver data: the core structure, then ours. The core
@@ -153,14 +112,6 @@ union metaroce_resize_cq_resp_buf {
 	};
 };
 
-union metaroce_create_qp_resp_buf {
-	struct ib_uverbs_create_qp_resp core;
-	struct {
-		uint8_t core_space[sizeof(struct ib_uverbs_create_qp_resp)];
-		struct metaroce_create_qp_resp drv;
-	};
-};
-
 union metaroce_create_ah_resp_buf {
 	struct ib_uverbs_create_ah_resp core;
 	struct {
@@ -173,10 +124,31 @@ static_assert(offsetof(union metaroce_create_cq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_cq_resp), "create_cq resp");
 static_assert(offsetof(union metaroce_resize_cq_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp), "resize_cq resp");
-static_assert(offsetof(union metaroce_create_qp_resp_buf, drv) ==
-	      sizeof(struct ib_uverbs_create_qp_resp), "create_qp resp");
 static_assert(offsetof(union metaroce_create_ah_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp");
+
+/*
+ * After the kernel created @cq (ordinary or extended): map its ring. On
+ * failure the caller destroys the kernel object.
+ */
+int metaroce_cq_setup(struct metaroce_cq *cq,
+		      const struct metaroce_ring_info *info, int cmd_fd)
+{
+	int ret;
+
+	ret = metaroce_uring_map(&cq->ring, info, cmd_fd,
+				 sizeof(struct metaroce_cqe));
+	if (ret)
+		return ret;
+
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		metaroce_uring_unmap(&cq->ring);
+		return ret;
+	}
+	cq->cons = 0;
+	return 0;
+}
 
 struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
@@ -196,19 +168,11 @@ struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 
-	ret = metaroce_uring_map(&cq->ring, &resp.drv.ring, context->cmd_fd,
-				 sizeof(struct metaroce_cqe));
+	ret = metaroce_cq_setup(cq, &resp.drv.ring, context->cmd_fd);
 	if (ret)
 		goto err_destroy;
-
-	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		goto err_unmap;
-	cq->cons = 0;
 	return &cq->ibcq;
 
-err_unmap:
-	metaroce_uring_unmap(&cq->ring);
 err_destroy:
 	ibv_cmd_destroy_cq(&cq->ibcq);
 err_free:
@@ -305,17 +269,6 @@ int metaroce_destroy_cq(struct ibv_cq *ibcq)
 
 /* Address handles */
 
-struct metaroce_ah {
-	struct ibv_ah ibah;
-	uint32_t ah_num;		/* metaroce_create_ah_resp.ah_num */
-};
-
-static inline struct metaroce_ah *to_mah(struct ibv_ah *ibah)
-{
-	return (struct metaroce_ah *)((char *)ibah -
-		offsetof(struct metaroce_ah, ibah));
-}
-
 struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	union metaroce_create_ah_resp_buf resp = {};
@@ -356,68 +309,41 @@ int metaroce_destroy_ah(struct ibv_ah *ibah)
 
 /* Queue pairs */
 
-struct metaroce_qp {
-	struct ibv_qp ibqp;
-	pthread_spinlock_t sq_lock;	/* sq and sq_prod */
-	pthread_spinlock_t rq_lock;	/* rq and rq_prod */
-	struct metaroce_uring sq;
-	struct metaroce_uring rq;	/* not mapped with an SRQ */
-	uint32_t sq_prod;		/* ours; published in sq.hdr->prod */
-	uint32_t rq_prod;		/* ours; published in rq.hdr->prod */
-	uint32_t max_send_sge;
-	uint32_t max_recv_sge;
-	uint32_t max_inline;
-};
-
-static inline struct metaroce_qp *to_mqp(struct ibv_qp *ibqp)
-{
-	return (struct metaroce_qp *)((char *)ibqp -
-		offsetof(struct metaroce_qp, ibqp));
-}
-
 static uint32_t metaroce_min_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
 
-struct ibv_qp *metaroce_create_qp(struct ibv_pd *pd,
-				  struct ibv_qp_init_attr *attr)
+/*
+ * After the kernel created @qp (ordinary or extended) with the capacities
+ * @cap it granted: map its rings. On failure the caller destroys the
+ * kernel object.
+ */
+int metaroce_qp_setup(struct metaroce_qp *qp,
+		      const struct metaroce_create_qp_resp *drv,
+		      const struct ibv_qp_cap *cap, bool has_srq, int cmd_fd)
 {
-	union metaroce_create_qp_resp_buf resp = {};
-	struct vpriv_cmd_create_qp cmd = {};
-	int cmd_fd = pd->context->cmd_fd;
-	struct metaroce_qp *qp;
 	int ret;
 
-	qp = calloc(1, sizeof(*qp));
-	if (!qp)
-		return NULL;
-
-	/* On success attr->cap holds what the kernel granted. */
-	ret = ibv_cmd_create_qp(pd, &qp->ibqp, attr, &cmd, sizeof(cmd),
-				&resp.core, sizeof(resp));
-	if (ret)
-		goto err_free;
-
-	ret = metaroce_uring_map(&qp->sq, &resp.drv.sq, cmd_fd,
+	ret = metaroce_uring_map(&qp->sq, &drv->sq, cmd_fd,
 				 sizeof(struct metaroce_send_wqe));
 	if (ret)
-		goto err_destroy;
-	if (!attr->srq) {
-		ret = metaroce_uring_map(&qp->rq, &resp.drv.rq, cmd_fd,
+		return ret;
+	if (!has_srq) {
+		ret = metaroce_uring_map(&qp->rq, &drv->rq, cmd_fd,
 					 sizeof(struct metaroce_recv_wqe));
 		if (ret)
 			goto err_unmap;
 	}
 
 	/* What the kernel granted, and no more than an entry holds. */
-	qp->max_send_sge = metaroce_min_u32(attr->cap.max_send_sge,
+	qp->max_send_sge = metaroce_min_u32(cap->max_send_sge,
 		(qp->sq.entry_size - sizeof(struct metaroce_send_wqe)) /
 		sizeof(struct metaroce_sge));
-	qp->max_inline = metaroce_min_u32(attr->cap.max_inline_data,
+	qp->max_inline = metaroce_min_u32(cap->max_inline_data,
 		qp->sq.entry_size - sizeof(struct metaroce_send_wqe));
 	if (qp->rq.hdr)
-		qp->max_recv_sge = metaroce_min_u32(attr->cap.max_recv_sge,
+		qp->max_recv_sge = metaroce_min_u32(cap->max_recv_sge,
 			(qp->rq.entry_size - sizeof(struct metaroce_recv_wqe)) /
 			sizeof(struct metaroce_sge));
 
@@ -432,11 +358,38 @@ struct ibv_qp *metaroce_create_qp(struct ibv_pd *pd,
 	qp->sq_prod = metaroce_load_acquire(&qp->sq.hdr->prod);
 	if (qp->rq.hdr)
 		qp->rq_prod = metaroce_load_acquire(&qp->rq.hdr->prod);
-	return &qp->ibqp;
+	return 0;
 
 err_unmap:
 	metaroce_uring_unmap(&qp->rq);
 	metaroce_uring_unmap(&qp->sq);
+	return ret;
+}
+
+struct ibv_qp *metaroce_create_qp(struct ibv_pd *pd,
+				  struct ibv_qp_init_attr *attr)
+{
+	union metaroce_create_qp_resp_buf resp = {};
+	struct vpriv_cmd_create_qp cmd = {};
+	struct metaroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	/* On success attr->cap holds what the kernel granted. */
+	ret = ibv_cmd_create_qp(pd, &qp->ibqp, attr, &cmd, sizeof(cmd),
+				&resp.core, sizeof(resp));
+	if (ret)
+		goto err_free;
+
+	ret = metaroce_qp_setup(qp, &resp.drv, &attr->cap, attr->srq,
+				pd->context->cmd_fd);
+	if (ret)
+		goto err_destroy;
+	return &qp->ibqp;
+
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibqp);
 err_free:
@@ -480,7 +433,7 @@ int metaroce_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /* Whether a QP of @type can post @opcode. */
-static bool metaroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
+bool metaroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
 {
 	switch (opcode) {
 	case IBV_WR_SEND:
@@ -618,6 +571,15 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	unsigned int posted = 0;
 	int ret = 0, db;
 
+	/*
+	 * Posting in RESET is an error; queued, the WQE would go out once
+	 * the QP reached RTS. libibverbs tracks the state we check.
+	 */
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
 	pthread_spin_lock(&qp->sq_lock);
 	for (; wr; wr = wr->next) {
 		uint32_t cons = metaroce_load_acquire(&qp->sq.hdr->cons);
@@ -658,8 +620,11 @@ int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	unsigned int posted = 0;
 	int ret = 0, i;
 
-	if (!qp->rq.hdr) {
-		/* The QP receives through its SRQ. */
+	/*
+	 * No receive ring: the QP receives through its SRQ. And no receive
+	 * may be posted in RESET (IBTA C10-97.2.1).
+	 */
+	if (!qp->rq.hdr || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

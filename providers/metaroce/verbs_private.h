@@ -126,6 +126,37 @@ struct verbs_mr {
 };
 
 /*
+ * The library's CQ and QP objects. A provider that offers the extended
+ * verbs embeds them: ibv_create_cq_ex() hands out the ibv_cq_ex view of the
+ * same object whose ibv_cq view the ordinary verbs take, and
+ * ibv_qp_to_qp_ex() returns the qp_ex view only if the provider set
+ * VERBS_QP_EX in comp_mask (which the library reads right after the
+ * v44-sized ibv_qp_ex: see the asserts below).
+ */
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+struct verbs_xrcd;
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;			/* enum verbs_qp_mask */
+	struct verbs_xrcd *xrcd;		/* with VERBS_QP_XRCD only */
+};
+
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+/*
  * The context operation table, one function pointer per slot in the order
  * rdma-core 44 defines (alphabetical by name). verbs_set_ops() copies each
  * non-NULL slot into the context; a NULL slot keeps the library's default,
@@ -155,12 +186,14 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);	/* 15 */
-	vpriv_unused_op create_cq_ex;
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+			struct ibv_cq_init_attr_ex *init_attr);	/* 16 */
 	vpriv_unused_op create_flow;
 	vpriv_unused_op create_flow_action_esp;
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);	/* 19 */
-	vpriv_unused_op create_qp_ex;			/* 20 */
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+			struct ibv_qp_init_attr_ex *attr);	/* 20 */
 	vpriv_unused_op create_rwq_ind_table;
 	vpriv_unused_op create_srq;
 	vpriv_unused_op create_srq_ex;
@@ -264,6 +297,17 @@ struct vpriv_cmd_create_cq {
 	struct ib_uverbs_create_cq core;
 };
 
+/* Extended write commands carry a second header. */
+struct vpriv_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct vpriv_cmd_create_cq_ex {
+	struct vpriv_ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core;
+};
+
 struct vpriv_cmd_resize_cq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_resize_cq core;
@@ -329,9 +373,10 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 
 /*
- * CQs, QPs and AHs. The objects are the public ibv_cq, ibv_qp and ibv_ah
- * (not verbs_cq/verbs_qp, whose layouts change between releases); the
- * library fills their handles and the fields the public API shows.
+ * CQs, QPs and AHs. Every CQ and QP is allocated as a verbs_cq/verbs_qp
+ * (asserted above against v44); the ordinary commands take their public
+ * ibv_cq/ibv_qp view, the extended ones the whole object. The library
+ * fills the handles and the fields the public API shows.
  * ibv_cmd_post_send() with no work requests is the send doorbell: it issues
  * IB_USER_VERBS_CMD_POST_SEND with wr_count 0 and writes *bad_wr only on
  * failure.
@@ -341,6 +386,17 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct vpriv_cmd_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+/*
+ * cmd_flags are mlx5's (CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX); we pass 0. The
+ * driver data of the response follows struct ib_uverbs_ex_create_cq_resp
+ * whichever command (ioctl, write or extended write) the library uses.
+ */
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq,
+			 struct vpriv_cmd_create_cq_ex *cmd, size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 		      struct vpriv_cmd_resize_cq *cmd, size_t cmd_size,
@@ -350,6 +406,15 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr,
 		      struct vpriv_cmd_create_qp *cmd, size_t cmd_size,
 		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+/*
+ * Takes comp_mask PD, XRCD and SEND_OPS_FLAGS only (EINVAL otherwise); the
+ * command and response are those of ibv_cmd_create_qp().
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct vpriv_cmd_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct vpriv_cmd_query_qp *cmd, size_t cmd_size);
@@ -426,6 +491,10 @@ static_assert(offsetof(struct verbs_context_ops, create_cq) ==
 	      VPRIV_OP_OFFSET(15), "verbs_context_ops.create_cq");
 static_assert(offsetof(struct verbs_context_ops, create_qp) ==
 	      VPRIV_OP_OFFSET(19), "verbs_context_ops.create_qp");
+static_assert(offsetof(struct verbs_context_ops, create_cq_ex) ==
+	      VPRIV_OP_OFFSET(16), "verbs_context_ops.create_cq_ex");
+static_assert(offsetof(struct verbs_context_ops, create_qp_ex) ==
+	      VPRIV_OP_OFFSET(20), "verbs_context_ops.create_qp_ex");
 static_assert(offsetof(struct verbs_context_ops, destroy_ah) ==
 	      VPRIV_OP_OFFSET(29), "verbs_context_ops.destroy_ah");
 static_assert(offsetof(struct verbs_context_ops, destroy_cq) ==
@@ -455,6 +524,8 @@ static_assert(sizeof(struct vpriv_cmd_query_port) == 24, "query_port cmd");
 static_assert(sizeof(struct vpriv_cmd_alloc_pd) == 16, "alloc_pd cmd");
 static_assert(sizeof(struct vpriv_cmd_reg_mr) == 48, "reg_mr cmd");
 static_assert(sizeof(struct vpriv_cmd_create_cq) == 40, "create_cq cmd");
+static_assert(sizeof(struct vpriv_ex_hdr) == 24, "extended write header");
+static_assert(sizeof(struct vpriv_cmd_create_cq_ex) == 56, "create_cq_ex cmd");
 static_assert(sizeof(struct vpriv_cmd_resize_cq) == 24, "resize_cq cmd");
 static_assert(sizeof(struct vpriv_cmd_create_qp) == 64, "create_qp cmd");
 static_assert(sizeof(struct vpriv_cmd_modify_qp) == 120, "modify_qp cmd");
@@ -463,11 +534,21 @@ static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8, "create_cq resp");
 static_assert(sizeof(struct ib_uverbs_resize_cq_resp) == 8, "resize_cq resp");
 static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32, "create_qp resp");
 static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4, "create_ah resp");
+static_assert(sizeof(struct ib_uverbs_ex_create_cq_resp) == 16,
+	      "create_cq_ex resp");
 
 /* The public objects the library hands the provider (verbs.h). */
 static_assert(sizeof(struct ibv_cq) == 128, "public ibv_cq");
 static_assert(sizeof(struct ibv_qp) == 160, "public ibv_qp");
 static_assert(sizeof(struct ibv_ah) == 24, "public ibv_ah");
 static_assert(sizeof(struct ibv_wc) == 48, "public ibv_wc");
+static_assert(sizeof(struct ibv_cq_ex) == 288, "public ibv_cq_ex");
+static_assert(sizeof(struct verbs_cq) == sizeof(struct ibv_cq_ex),
+	      "verbs_cq");
+/* v44's ibv_qp_ex (v45 appended wr_flush, moving comp_mask). */
+static_assert(sizeof(struct ibv_qp_ex) == 352, "public ibv_qp_ex");
+static_assert(offsetof(struct verbs_qp, comp_mask) ==
+	      sizeof(struct ibv_qp_ex), "verbs_qp.comp_mask");
+static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
 
 #endif /* METAROCE_VERBS_PRIVATE_H */

@@ -9,7 +9,8 @@
  * write() on such file descriptors and answers the core commands the
  * provider issues (GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD,
  * DEALLOC_PD, REG_MR, DEREG_MR, CREATE_CQ, REQ_NOTIFY_CQ, DESTROY_CQ,
- * CREATE_QP, POST_SEND, DESTROY_QP) as the kernel would, checking what it
+ * CREATE_QP, MODIFY_QP, POST_SEND, DESTROY_QP, CREATE_AH, DESTROY_AH) as
+ * the kernel would, checking what it
  * receives. Every other command fails with
  * ENOSYS or, for extended commands, EOPNOTSUPP. Each command is logged, one
  * line each, to $FAKE_UVERBS_LOG.
@@ -20,6 +21,13 @@
  * The QP's send and receive rings are memfds too: the first doorbell
  * (POST_SEND with no work request) and DESTROY_QP fail unless the rings
  * hold exactly the WQEs verbs_ctrl posted.
+ *
+ * With FAKE_UVERBS_SCENARIO=ex (verbs_ex, the extended verbs) the rings'
+ * contents are not checked here: verbs_ex reads them itself through
+ * fake_ring_hdr() and fake_ring_entry(), adds completions to the CQ ring,
+ * and counts the commands with fake_cmd_count(). The QP may then be RC or
+ * UD (one at a time), DESTROY_CQ wants every completion consumed, and AHs
+ * (number FAKE_AH_NUM) can be created.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -51,6 +59,25 @@
 #define FAKE_CQE_IMM		0xabcd
 #define FAKE_QP_HANDLE		0x44
 #define FAKE_QP_WR		8
+#define FAKE_AH_HANDLE		0x55
+#define FAKE_AH_NUM		5
+
+/* What the scenario is: verbs_ctrl's (default) or verbs_ex's. */
+static int scenario_ex(void)
+{
+	const char *s = getenv("FAKE_UVERBS_SCENARIO");
+
+	return s && strcmp(s, "ex") == 0;
+}
+
+/* Commands answered, by number (extended ones at 64 + number). */
+static unsigned int cmd_counts[128];
+
+unsigned int fake_cmd_count(unsigned int cmd);
+unsigned int fake_cmd_count(unsigned int cmd)
+{
+	return cmd < 128 ? cmd_counts[cmd] : 0;
+}
 
 static ssize_t (*next_write)(int, const void *, size_t);
 
@@ -265,6 +292,20 @@ static void *ring_entry(int i, uint32_t idx)
 	       (idx & (r->num - 1)) * r->entry_size;
 }
 
+/* For verbs_ex: ring 0 is the CQ, 1 the send queue, 2 the receive queue. */
+struct metaroce_ring *fake_ring_hdr(int i);
+void *fake_ring_entry(int i, uint32_t idx);
+
+struct metaroce_ring *fake_ring_hdr(int i)
+{
+	return i >= 0 && i < NR_RINGS && rings[i].fd >= 0 ? rings[i].hdr : NULL;
+}
+
+void *fake_ring_entry(int i, uint32_t idx)
+{
+	return fake_ring_hdr(i) ? ring_entry(i, idx) : NULL;
+}
+
 static int create_cq(const void *body, size_t in_len, size_t out_len)
 {
 	const struct ib_uverbs_create_cq *cmd = body;
@@ -323,7 +364,7 @@ static int destroy_cq(const void *body, size_t in_len, size_t out_len)
 		return EINVAL;
 	cons = __atomic_load_n(&rings[RING_CQ].hdr->cons, __ATOMIC_ACQUIRE);
 	fake_log("destroy_cq cons=%u", cons);
-	if (cons != 2)
+	if (cons != (scenario_ex() ? rings[RING_CQ].hdr->prod : 2))
 		return EINVAL;
 	ring_free(RING_CQ);
 	return respond(cmd->response, out_len, &resp, sizeof(resp));
@@ -344,7 +385,10 @@ static int create_qp(const void *body, size_t in_len, size_t out_len)
 
 	if (in_len < sizeof(*cmd) || out_len != sizeof(resp) ||
 	    cmd->pd_handle != FAKE_PD_HANDLE ||
-	    cmd->send_cq_handle != FAKE_CQ_HANDLE || cmd->qp_type != 2 /* RC */)
+	    cmd->send_cq_handle != FAKE_CQ_HANDLE)
+		return EINVAL;
+	/* RC; UD too for verbs_ex */
+	if (cmd->qp_type != 2 && !(scenario_ex() && cmd->qp_type == 4))
 		return EINVAL;
 	if (cmd->max_send_wr > FAKE_QP_WR || cmd->max_recv_wr > FAKE_QP_WR ||
 	    cmd->max_send_sge > 4 || cmd->max_recv_sge > 3 ||
@@ -383,7 +427,7 @@ static int post_send(const void *body, size_t in_len, size_t out_len)
 		return EINVAL;
 	prod = __atomic_load_n(&rings[RING_SQ].hdr->prod, __ATOMIC_ACQUIRE);
 	fake_log("doorbell prod=%u", prod);
-	if (doorbells++ == 0) {
+	if (doorbells++ == 0 && !scenario_ex()) {
 		w0 = ring_entry(RING_SQ, 0);
 		w1 = ring_entry(RING_SQ, 1);
 		sge = (const void *)(w0 + 1);
@@ -415,13 +459,51 @@ static int destroy_qp(const void *body, size_t in_len, size_t out_len)
 	wqe = ring_entry(RING_RQ, 0);
 	sge = (const void *)(wqe + 1);
 	fake_log("destroy_qp rq prod=%u", rings[RING_RQ].hdr->prod);
-	if (rings[RING_RQ].hdr->prod != 1 || wqe->wr_id != 9 ||
-	    wqe->num_sge != 2 || sge[0].length != 10 || sge[1].length != 20 ||
-	    sge[1].addr != 0x3000)
+	if (!scenario_ex() &&
+	    (rings[RING_RQ].hdr->prod != 1 || wqe->wr_id != 9 ||
+	     wqe->num_sge != 2 || sge[0].length != 10 ||
+	     sge[1].length != 20 || sge[1].addr != 0x3000))
 		return EINVAL;
 	ring_free(RING_SQ);
 	ring_free(RING_RQ);
 	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/* Any state change the kernel would take; the library records it. */
+static int modify_qp(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_modify_qp *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->qp_handle != FAKE_QP_HANDLE ||
+	    rings[RING_SQ].fd < 0)
+		return EINVAL;
+	fake_log("modify_qp mask=%#x state=%u", cmd->attr_mask, cmd->qp_state);
+	return 0;
+}
+
+static int create_ah(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_create_ah *cmd = body;
+	struct {
+		struct ib_uverbs_create_ah_resp core;
+		struct metaroce_create_ah_resp drv;
+	} resp = {};
+
+	if (!scenario_ex() || in_len < sizeof(*cmd) ||
+	    cmd->pd_handle != FAKE_PD_HANDLE || out_len < sizeof(resp))
+		return EINVAL;
+	resp.core.ah_handle = FAKE_AH_HANDLE;
+	resp.drv.ah_num = FAKE_AH_NUM;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+static int destroy_ah(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_destroy_ah *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->ah_handle != FAKE_AH_HANDLE)
+		return EINVAL;
+	return 0;
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -459,8 +541,10 @@ static int fake_command(const void *buf, size_t len)
 	if (hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
 		fake_log("cmd ex %u: EOPNOTSUPP",
 			 hdr->command & IB_USER_VERBS_CMD_COMMAND_MASK);
+		cmd_counts[64 + (hdr->command & 63)]++;
 		return EOPNOTSUPP;
 	}
+	cmd_counts[hdr->command & 63]++;
 	if ((size_t)hdr->in_words * 4 != len)
 		return EINVAL;
 	in_len = len - sizeof(*hdr);
@@ -505,6 +589,15 @@ static int fake_command(const void *buf, size_t len)
 		break;
 	case IB_USER_VERBS_CMD_DESTROY_QP:
 		ret = destroy_qp(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		ret = modify_qp(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_AH:
+		ret = create_ah(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+		ret = destroy_ah(body, in_len);
 		break;
 	default:
 		ret = ENOSYS;

@@ -9,8 +9,9 @@
 # then go through the provider's alloc_context, query_device_ex, query_port,
 # alloc_pd/dealloc_pd, reg_mr/dereg_mr, create_cq (its ring mapped from a
 # memfd the fake kernel fills with two completions), poll_cq, req_notify_cq,
-# destroy_cq, create_qp (its rings memfds too), post_recv, post_send (the fake
-# kernel checks the WQEs at the doorbell), destroy_qp and free_context, each reached through the slot verbs_private.h
+# destroy_cq, create_qp (its rings memfds too), modify_qp, post_recv (refused
+# in RESET), post_send (the fake kernel checks the WQEs at the doorbell),
+# destroy_qp and free_context, each reached through the slot verbs_private.h
 # gives it in verbs_context_ops; an op the provider leaves unset (create_srq)
 # must fail with EOPNOTSUPP. Needs root (to create the device
 # node in a private mount namespace); skipped otherwise.
@@ -23,7 +24,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
 FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
-VERBS_CHECKS=23
+VERBS_CHECKS=25
 PLAN=$((6 + VERBS_CHECKS))
 TAG=$((0x4d520000))
 
@@ -79,7 +80,7 @@ grep -q '^cmd 0 in=8 out=16: ok$' "$work/log" &&
 	! grep -Eq 'Invalid argument|Function not implemented' "$work/log"
 tap $? "GET_CONTEXT has the MetaRoCE response; no command was rejected" "$(cat "$work/log" 2>/dev/null)"
 
-# 7-18: the verbs_ctrl helper, one TAP line per check it prints
+# 7-31: the verbs_ctrl helper, one TAP line per check it prints
 : >"$work/log"
 fake_run "$work/ctrl" "$work/ctrl.err" \
 	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \

@@ -16,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#define VERBS_CTRL_CHECKS 23
+#define VERBS_CTRL_CHECKS 25
 
 static int failed, count;
 
@@ -53,6 +53,10 @@ int main(int argc, char **argv)
 	struct ibv_recv_wr rwr = {}, *bad_rwr;
 	struct ibv_sge sge[2], inline_sge;
 	struct ibv_qp_init_attr qp_attr = {};
+	struct ibv_qp_attr init = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
 	struct ibv_wc wc[4];
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;
@@ -182,12 +186,25 @@ int main(int argc, char **argv)
 	if (!qp)
 		bail();
 
-	/* Ring only: the fake kernel would refuse a POST_RECV command. */
 	sge[0] = (struct ibv_sge){ .addr = 0x2000, .length = 10, .lkey = 1 };
 	sge[1] = (struct ibv_sge){ .addr = 0x3000, .length = 20, .lkey = 1 };
 	rwr.wr_id = 9;
 	rwr.sg_list = sge;
 	rwr.num_sge = 2;
+	/* A new QP is in RESET, where nothing may be posted. */
+	bad_rwr = NULL;
+	ret = ibv_post_recv(qp, &rwr, &bad_rwr);
+	snprintf(why, sizeof(why), "ret %d, bad_wr %p", ret, (void *)bad_rwr);
+	check(ret == EINVAL && bad_rwr == &rwr,
+	      "ibv_post_recv refuses a QP in RESET", why);
+
+	ret = ibv_modify_qp(qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	snprintf(why, sizeof(why), "ret %d, state %d", ret, qp->state);
+	check(ret == 0 && qp->state == IBV_QPS_INIT,
+	      "ibv_modify_qp to INIT (modify_qp)", why);
+
+	/* Ring only: the fake kernel would refuse a POST_RECV command. */
 	ret = ibv_post_recv(qp, &rwr, &bad_rwr);
 	snprintf(why, sizeof(why), "ret %d", ret);
 	check(ret == 0, "ibv_post_recv (post_recv, ring only)", why);
