@@ -252,6 +252,11 @@ static int pair_up(u8 rnr_retry)
 		ret = qp_connect(&sa, &sb, rnr_retry);
 	if (!ret)
 		ret = qp_connect(&sb, &sa, rnr_retry);
+	/* The next pair_up() would overwrite and leak them (a device gone mid-test). */
+	if (ret) {
+		side_destroy_qp(&sa);
+		side_destroy_qp(&sb);
+	}
 	return ret;
 }
 
