@@ -81,6 +81,7 @@ struct world {
 	u64	last_cookie[MR_MAX_STREAMS];
 	bool	has_cookie[MR_MAX_STREAMS];
 	u32	drops, sent_pkts;
+	u32	drop_b_data;		/* drop the next this many data packets B sends */
 };
 
 static u32 rnd(struct world *w)
@@ -258,6 +259,11 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	u32 hl;
 
 	w->sent_pkts++;
+	if (to == 0 && w->drop_b_data && mr_op_is_data(h->opcode)) {
+		w->drop_b_data--;
+		w->drops++;
+		return;
+	}
 	if ((p->dead_from && w->now >= p->dead_from) || rnd(w) % 1000000 < p->loss_ppm) {
 		w->drops++;
 		return;
@@ -1009,6 +1015,291 @@ static void test_post_checks_and_rnr(void **state)
 	free(c);
 }
 
+/*
+ * Verbs setup (spec, "Setup through verbs alone"): A is the requester in RTS, B the
+ * responder that stays in RTR, so its send direction starts from the derived PSN.
+ */
+#define VQ_A	0x11
+#define VQ_B	0x22
+#define SQ_A	0xabcdef	/* A's sq_psn = B's rq_psn */
+#define SQ_B	0x123456	/* B's sq_psn = A's rq_psn, never used on the wire */
+#define D_ISN	(SQ_A ^ MR_DISN_XOR)
+
+static struct mr_conn *verbs_conn(u32 me, u32 peer, u32 sq_psn, u32 rq_psn, bool rtr)
+{
+	struct mr_conn_cfg cfg = {
+		.peer_qpn = peer, .local_qpn = me, .rx_isn = rq_psn,
+		.local_ctok = mr_ctok_derive(me, peer, rq_psn), .mtu = 4096,
+		.n_paths = 4, .peer_paths = 4, .n_streams = 1,
+		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4, .tx_deferred = rtr,
+	};
+	struct mr_conn *c = calloc(1, mr_conn_size(1));
+
+	if (!rtr) {
+		cfg.tx_isn = sq_psn;
+		cfg.peer_ctok = mr_ctok_derive(peer, me, sq_psn);
+	}
+	assert_non_null(c);
+	assert_int_equal(mr_conn_init(c, &cfg), 0);
+	return c;
+}
+
+/* A packet over the wire and back: encoded, sealed, checked and decoded. */
+static void wire(const struct mr_pkt *h, struct mr_pkt *out)
+{
+	static u8 b[MR_HDR_MAX + MR_MAX_PAYLOAD + MR_ICRC_LEN];
+	u32 hl = mr_pkt_encode(h, b, sizeof(b));
+
+	assert_int_equal(hl, h->hdrlen);
+	memset(b + hl, 0x5a, h->paylen);
+	mr_pkt_icrc_put(b, hl + h->paylen);
+	assert_int_equal(mr_pkt_decode(b, hl + h->paylen + MR_ICRC_LEN, out), MR_PERR_OK);
+}
+
+/*
+ * READs (several packets each) and FETCH_ADDs answered by a responder in RTR, under
+ * loss, with its very first response lost: every READ's bytes and every atomic's value
+ * right, the requester re-based. Then B moves to RTS, keeps its derived PSN and token,
+ * and its own READs and a SEND are accepted by A, which now requires the flag.
+ */
+static void test_rtr_responder_reads_and_atomics(void **state)
+{
+	static struct world w;
+	u32 dtok = mr_ctok_derive(VQ_A, VQ_B, D_ISN), i;
+	struct mr_send_wr wr = { .cookie = 7777, .opcode = MR_OP_SEND, .len = 6000 };
+	struct mr_rx_res res;
+	struct mr_rx_done d;
+	enum mr_wc_status st;
+	struct mr_tx_pkt tp;
+	struct mr_pkt pkt;
+	u64 sum = 0, cookie;
+	u32 npk = 0;
+
+	(void)state;
+	world_init_mix(&w, 12, 1, 4, 200, 50, 0, 40);
+	free(w.c[0]);
+	free(w.c[1]);
+	w.c[0] = verbs_conn(VQ_A, VQ_B, SQ_A, SQ_B, false);
+	w.c[1] = verbs_conn(VQ_B, VQ_A, SQ_B, SQ_A, true);
+	w.drop_b_data = 1;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 20000;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.drop_b_data, 0);
+	assert_int_equal(w.completed, 200);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.nread > 60 && w.natomic > 40);
+	for (i = 0; i < 200; i++) {
+		if (w.op[i] != MR_OP_FETCH_ADD)
+			continue;
+		assert_true(w.got_orig[i]);
+		sum += i + 1;
+	}
+	assert_true(w.counter == sum);
+	/* B answered from the derived PSN; A re-based its receive side onto it */
+	assert_true(w.c[1]->tx_disn);
+	assert_true(w.c[1]->tx_resp_only);
+	assert_int_equal(w.c[1]->cfg.tx_isn, D_ISN);
+	assert_int_equal(w.c[1]->cfg.peer_ctok, dtok);
+	assert_int_equal(w.c[0]->rx_mode, MR_RXM_DISN);
+	assert_int_equal(w.c[0]->cfg.local_ctok, dtok);
+	assert_int_equal(w.c[0]->rx.cack, D_ISN + w.c[1]->tx.nxt - D_ISN);
+	/* ACKs of both directions carried the tokens each side checks */
+	assert_int_equal(w.c[0]->stats.rx_bad_token + w.c[1]->stats.rx_bad_token, 0);
+	assert_int_equal(w.c[0]->stats.rx_bad_disn + w.c[1]->stats.rx_bad_disn, 0);
+
+	/* B to RTS: its sq_psn and the token from it do not change the wire */
+	mr_conn_start_tx(w.c[1], SQ_B, mr_ctok_derive(VQ_A, VQ_B, SQ_B), 7, 7, 4);
+	assert_int_equal(w.c[1]->cfg.tx_isn, D_ISN);
+	assert_int_equal(w.c[1]->cfg.peer_ctok, dtok);
+	assert_false(w.c[1]->tx_resp_only);
+	/* B's READs of A: requests with the flag, A's normal responses without */
+	w.nread_b = 8;
+	for (i = 0; i < w.nread_b; i++)
+		w.lbuf_b[i] = calloc(1, B_READ_LEN);
+	run(&w, w.now + 1000 * 1000 * US);
+	assert_int_equal(w.completed_b, 8);
+	assert_int_equal(w.c[0]->stats.rx_bad_disn, 0);
+
+	/* and a SEND of two packets */
+	assert_int_equal(mr_conn_post(w.c[1], &wr), 0);
+	while (mr_conn_tx(w.c[1], w.now, &tp)) {
+		assert_int_equal(tp.hdr.opcode, MR_OP_SEND);
+		assert_true(tp.hdr.flags & MR_F_DISN);
+		assert_int_equal(tp.hdr.ctok, dtok);
+		wire(&tp.hdr, &pkt);
+		assert_int_equal(mr_conn_rx(w.c[0], w.now, &pkt, false, &res), MR_RXC_PLACE);
+		mr_conn_rx_commit(w.c[0], w.now, &pkt, false);
+		npk++;
+		w.now += US;
+	}
+	assert_int_equal(npk, 2);
+	assert_true(mr_conn_deliver(w.c[0], &d));
+	assert_int_equal(d.opcode, MR_OP_SEND);
+	assert_int_equal(d.mlen, 6000);
+	assert_int_equal(d.rmsn, 0);
+	assert_true(mr_conn_ack_due(w.c[0], w.now));
+	mr_conn_build_ack(w.c[0], w.now, &tp.hdr);
+	wire(&tp.hdr, &pkt);
+	assert_int_equal(mr_conn_rx(w.c[1], w.now, &pkt, false, &res), MR_RXC_DONE);
+	assert_true(mr_conn_poll_send(w.c[1], &cookie, &st));
+	assert_int_equal(cookie, 7777);
+	assert_int_equal(st, MR_WC_SUCCESS);
+	world_free(&w);
+}
+
+/* CMP_SWAP answered in RTR, step by step, and every case the DISN checks drop. */
+static void test_rtr_cmp_swap_and_disn_checks(void **state)
+{
+	struct mr_conn *a = verbs_conn(VQ_A, VQ_B, SQ_A, SQ_B, false);
+	struct mr_conn *b = verbs_conn(VQ_B, VQ_A, SQ_B, SQ_A, true);
+	struct mr_send_wr wr = {
+		.cookie = 1, .opcode = MR_OP_CMP_SWAP, .len = 8, .va = 0x100, .rkey = 5,
+		.swap_add = 0xbbbb, .compare = 0xaaaa,
+	};
+	struct mr_send_wr bwr = { .cookie = 9, .opcode = MR_OP_SEND, .len = 10 };
+	u32 dtok = mr_ctok_derive(VQ_A, VQ_B, D_ISN);
+	u64 mem = 0xaaaa, cookie, t;
+	struct mr_pkt pkt, bad, ack;
+	struct mr_rx_res res;
+	struct mr_rx_done d;
+	enum mr_wc_status st;
+	struct mr_tx_pkt tp;
+
+	(void)state;
+	/* in RTR only responses go out: a SEND posted there waits for RTS */
+	assert_int_equal(mr_conn_post(b, &bwr), 0);
+	assert_false(mr_conn_tx(b, 0, &tp));
+	assert_true(b->tx_idle);
+
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, 0, &tp));
+	assert_false(tp.hdr.flags & MR_F_DISN);
+	wire(&tp.hdr, &pkt);
+	assert_int_equal(mr_conn_rx(b, 10 * US, &pkt, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(b, 10 * US, &pkt, false);
+	assert_true(mr_conn_deliver(b, &d));
+	assert_int_equal(d.opcode, MR_OP_CMP_SWAP);
+	assert_int_equal(d.compare, 0xaaaa);
+	assert_int_equal(d.swap_add, 0xbbbb);
+	/* the host performs it */
+	mr_conn_atomic_result(b, d.resp_slot, mem);
+	if (mem == d.compare)
+		mem = d.swap_add;
+	assert_int_equal(mem, 0xbbbb);
+	/* B's ACK of the request carries its receive token, which A checks */
+	assert_true(mr_conn_ack_due(b, 10 * US));
+	mr_conn_build_ack(b, 10 * US, &ack);
+	wire(&ack, &pkt);
+	assert_int_equal(mr_conn_rx(a, 20 * US, &pkt, false, &res), MR_RXC_DONE);
+
+	/* the response: first data of B, from the derived PSN, flagged */
+	assert_true(mr_conn_tx(b, 10 * US, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_ATOMIC_RESP);
+	assert_true(tp.hdr.flags & MR_F_DISN);
+	assert_int_equal(tp.hdr.psn, D_ISN);
+	assert_int_equal(tp.hdr.ctok, dtok);
+	assert_int_equal(tp.hdr.orig, 0xaaaa);
+	assert_false(mr_conn_tx(b, 10 * US, &tp));	/* the SEND still waits */
+	/* ... and it is lost. A copy with a bad token changes nothing at A */
+	wire(&tp.hdr, &pkt);
+	bad = pkt;
+	bad.ctok ^= 1;
+	assert_int_equal(mr_conn_rx(a, 20 * US, &bad, false, &res), MR_RXC_DROP);
+	assert_int_equal(a->stats.rx_bad_token, 1);
+	assert_int_equal(a->rx_mode, MR_RXM_FRESH);
+
+	/* B's timer resends it */
+	t = mr_conn_deadline(b);
+	assert_true(t != U64_MAX);
+	mr_conn_timer(b, t);
+	assert_true(mr_conn_tx(b, t, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_ATOMIC_RESP);
+	assert_int_equal(tp.hdr.psn, D_ISN);
+	assert_true(tp.hdr.flags & MR_F_RETX);
+	assert_true(tp.hdr.flags & MR_F_DISN);
+	wire(&tp.hdr, &pkt);
+	assert_int_equal(mr_conn_rx(a, t, &pkt, false, &res), MR_RXC_PLACE);
+	assert_int_equal(res.cookie, 1);
+	assert_int_equal(pkt.orig, 0xaaaa);
+	assert_int_equal(a->rx_mode, MR_RXM_DISN);
+	assert_int_equal(a->cfg.local_ctok, dtok);
+	mr_conn_rx_commit(a, t, &pkt, false);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 1);
+	assert_int_equal(st, MR_WC_SUCCESS);
+	/* a duplicate is a duplicate, with the derived token */
+	assert_int_equal(mr_conn_rx(a, t, &pkt, false, &res), MR_RXC_DUP);
+	/* A's ACK carries the derived token; B takes it */
+	mr_conn_build_ack(a, t, &ack);
+	assert_int_equal(ack.ctok, dtok);
+	assert_int_equal(ack.ack.cack, D_ISN + 1);
+	wire(&ack, &pkt);
+	assert_int_equal(mr_conn_rx(b, t, &pkt, false, &res), MR_RXC_DONE);
+	assert_int_equal(b->tx.una, D_ISN + 1);
+	assert_int_equal(b->stats.rx_bad_token + b->stats.rx_bad_ack, 0);
+	/* after the re-base, data without the flag is dropped */
+	bad = pkt;
+	memset(&bad, 0, sizeof(bad));
+	bad.opcode = MR_OP_SEND;
+	bad.ctok = dtok;
+	bad.psn = D_ISN + 1;
+	bad.paylen = 10;
+	bad.mlen = 10;
+	assert_int_equal(mr_conn_rx(a, t, &bad, false, &res), MR_RXC_DROP);
+	assert_int_equal(a->stats.rx_bad_disn, 1);
+	mr_conn_rx_commit(a, t, &bad, false);	/* nor can it be committed */
+	assert_int_equal(a->rx.cack, D_ISN + 1);
+
+	/* B to RTS: the held SEND goes out next in the derived PSN space, flagged */
+	mr_conn_start_tx(b, SQ_B, mr_ctok_derive(VQ_A, VQ_B, SQ_B), 7, 7, 4);
+	assert_int_equal(b->cfg.tx_isn, D_ISN);
+	assert_true(mr_conn_tx(b, t, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_SEND);
+	assert_int_equal(tp.hdr.psn, D_ISN + 1);
+	assert_true(tp.hdr.flags & MR_F_DISN);
+	wire(&tp.hdr, &pkt);
+	assert_int_equal(mr_conn_rx(a, t, &pkt, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(a, t, &pkt, false);
+	assert_true(mr_conn_deliver(a, &d));
+	assert_int_equal(d.opcode, MR_OP_SEND);
+	assert_int_equal(d.mlen, 10);
+	free(a);
+	free(b);
+
+	/* a responder that reaches RTS before answering starts normally: no flag */
+	a = verbs_conn(VQ_A, VQ_B, SQ_A, SQ_B, false);
+	b = verbs_conn(VQ_B, VQ_A, SQ_B, SQ_A, true);
+	mr_conn_start_tx(b, SQ_B, mr_ctok_derive(VQ_A, VQ_B, SQ_B), 7, 7, 4);
+	assert_int_equal(mr_conn_post(b, &bwr), 0);
+	assert_true(mr_conn_tx(b, 0, &tp));
+	assert_false(tp.hdr.flags & MR_F_DISN);
+	assert_int_equal(tp.hdr.psn, SQ_B);
+	wire(&tp.hdr, &pkt);
+	assert_int_equal(mr_conn_rx(a, 0, &pkt, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(a, 0, &pkt, false);
+	assert_int_equal(a->rx_mode, MR_RXM_PLAIN);
+	/* then a flagged packet, even with the derived token, is dropped */
+	bad = pkt;
+	bad.flags |= MR_F_DISN;
+	bad.ctok = dtok;
+	bad.psn = D_ISN;
+	assert_int_equal(mr_conn_rx(a, 0, &bad, false, &res), MR_RXC_DROP);
+	assert_int_equal(a->stats.rx_bad_disn, 1);
+	assert_int_equal(a->cfg.local_ctok, mr_ctok_derive(VQ_A, VQ_B, SQ_B));
+
+	/* a QP whose own send side has not started (RTR) cannot derive: dropped */
+	free(b);
+	b = verbs_conn(VQ_B, VQ_A, SQ_B, SQ_A, true);
+	bad.ctok = mr_ctok_derive(VQ_B, VQ_A, SQ_B ^ MR_DISN_XOR);
+	bad.psn = SQ_B ^ MR_DISN_XOR;
+	assert_int_equal(mr_conn_rx(b, 0, &bad, false, &res), MR_RXC_DROP);
+	assert_int_equal(b->stats.rx_bad_disn, 1);
+	assert_int_equal(b->rx_mode, MR_RXM_FRESH);
+	free(a);
+	free(b);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_clean_spraying),
 	cmocka_unit_test(test_random_loss_and_jitter),
@@ -1023,6 +1314,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_post_checks_and_rnr),
+	cmocka_unit_test(test_rtr_responder_reads_and_atomics),
+	cmocka_unit_test(test_rtr_cmp_swap_and_disn_checks),
 };
 
 int main(void)

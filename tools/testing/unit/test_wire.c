@@ -147,6 +147,31 @@ static void test_roundtrip_all_opcodes(void **state)
 	}
 }
 
+/* DISN (bit 3) is valid on every data packet, with the other flags, and nowhere else. */
+static void test_disn_flag(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
+		struct mr_pkt in, out;
+		u32 len;
+
+		valid_pkt(all_ops[i], &in);
+		in.flags |= MR_F_DISN | (mr_op_is_data(in.opcode) ? MR_F_RETX : 0);
+		len = build(&in);
+		if (!mr_op_is_data(in.opcode)) {
+			assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_FLAGS);
+			continue;
+		}
+		assert_int_equal(buf[2], 0);
+		assert_int_equal(buf[3] & 0x0a, 0x0a);
+		assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+		in.hdrlen = mr_pkt_hdrlen(in.opcode);
+		assert_memory_equal(&in, &out, sizeof(in));
+	}
+}
+
 static void test_header_sizes(void **state)
 {
 	(void)state;
@@ -245,12 +270,14 @@ static const struct bad_case bad_cases[] = {
 	{ "opcode 0x0b", MR_OP_SEND, 1, 1, 0x0b, MR_PERR_OPCODE },
 	{ "opcode 0x12", MR_OP_SEND, 1, 1, 0x12, MR_PERR_OPCODE },
 	{ "opcode 0xff", MR_OP_SEND, 1, 1, 0xff, MR_PERR_OPCODE },
-	{ "unknown flag", MR_OP_SEND, 2, 2, MR_F_AR | 0x0008, MR_PERR_FLAGS },
+	{ "unknown flag", MR_OP_SEND, 2, 2, MR_F_AR | 0x0010, MR_PERR_FLAGS },
 	{ "top flag", MR_OP_SEND, 2, 2, 0x8000, MR_PERR_FLAGS },
 	{ "SE on WRITE", MR_OP_WRITE, 2, 2, MR_F_SE, MR_PERR_FLAGS },
 	{ "SE on READ_REQ", MR_OP_READ_REQ, 2, 2, MR_F_SE, MR_PERR_FLAGS },
 	{ "AR on ACK", MR_OP_ACK, 2, 2, MR_F_AR, MR_PERR_FLAGS },
 	{ "RETX on NAK", MR_OP_NAK, 2, 2, MR_F_RETX, MR_PERR_FLAGS },
+	{ "DISN on ACK", MR_OP_ACK, 2, 2, MR_F_DISN, MR_PERR_FLAGS },
+	{ "DISN on NAK", MR_OP_NAK, 2, 2, MR_F_DISN, MR_PERR_FLAGS },
 	{ "qpn bit 24", MR_OP_SEND, 4, 4, 0x01000000, MR_PERR_QPN },
 	{ "qpn bit 31", MR_OP_ACK, 4, 4, 0x80000001, MR_PERR_QPN },
 	{ "stream 16", MR_OP_SEND, 16, 1, 16, MR_PERR_STREAM },
@@ -286,6 +313,7 @@ static const struct bad_case bad_cases[] = {
 	{ "NAK syndrome 5", MR_OP_NAK, 28, 1, 5, MR_PERR_NAK },
 	{ "AR on UD_SEND", MR_OP_UD_SEND, 2, 2, MR_F_AR, MR_PERR_FLAGS },
 	{ "RETX on UD_SEND_IMM", MR_OP_UD_SEND_IMM, 2, 2, MR_F_RETX, MR_PERR_FLAGS },
+	{ "DISN on UD_SEND", MR_OP_UD_SEND, 2, 2, MR_F_SE | MR_F_DISN, MR_PERR_FLAGS },
 	{ "psn in UD_SEND", MR_OP_UD_SEND, 12, 4, 1, MR_PERR_PSN },
 	{ "stream in UD_SEND", MR_OP_UD_SEND, 16, 1, 1, MR_PERR_STREAM },
 	{ "UD sqpn bit 24", MR_OP_UD_SEND, 20, 4, 0x01000000, MR_PERR_QPN },
@@ -389,6 +417,7 @@ static void test_encode_refuses(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_crc32c_check_value),
 	cmocka_unit_test(test_roundtrip_all_opcodes),
+	cmocka_unit_test(test_disn_flag),
 	cmocka_unit_test(test_header_sizes),
 	cmocka_unit_test(test_wire_layout_bytes),
 	cmocka_unit_test(test_icrc_detects_every_single_bit_flip),

@@ -58,6 +58,9 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 		   c->stats.rx_pkts, c->stats.rx_dup, c->stats.rx_stale,
 		   c->stats.rx_beyond, c->stats.rx_bad_token, c->stats.rx_nak,
 		   c->rx.cack);
+	/* Responses before RTS (spec): which side started from a derived PSN. */
+	seq_printf(s, "  disn: tx %u rx_mode %u bad_disn %llu\n",
+		   c->tx_disn, c->rx_mode, c->stats.rx_bad_disn);
 	for (i = 0; i < c->paths.n; i++) {
 		const struct mr_path *p = &c->paths.p[i];
 

@@ -328,6 +328,9 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 		return -EINVAL;
 
 	cfg.peer_qpn = qp->attr.dest_qp_num;
+	cfg.local_qpn = qp->ibqp.qp_num;
+	/* sq_psn comes at RTS; a response before it starts from a derived PSN. */
+	cfg.tx_deferred = true;
 	cfg.local_ctok = mr_ctok_derive(qp->ibqp.qp_num, qp->attr.dest_qp_num,
 					qp->attr.rq_psn);
 	cfg.rx_isn = qp->attr.rq_psn;

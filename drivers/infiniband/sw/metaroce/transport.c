@@ -1180,20 +1180,15 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (qp->state == IB_QPS_ERR)
 		return true;
 
-	if (state == IB_QPS_RTS) {
+	/* In RTR the core sends ACK, NAK and READ/atomic responses only. */
+	if (state == IB_QPS_RTS)
 		while (!qp->sq_error && metaroce_sq_take_one(qp))
 			;
-		if (mr_conn_deadline(qp->conn) <= now)
-			mr_conn_timer(qp->conn, now);
-		budget -= metaroce_qp_tx(qp, now, max(budget, 8));
+	if (mr_conn_deadline(qp->conn) <= now)
+		mr_conn_timer(qp->conn, now);
+	budget -= metaroce_qp_tx(qp, now, max(budget, 8));
+	if (state == IB_QPS_RTS)
 		metaroce_qp_send_completions(qp);
-	} else if (mr_conn_ack_due(qp->conn, now)) {
-		/* RTR acknowledges; ACKs need only our receive token. */
-		struct mr_pkt ack;
-
-		mr_conn_build_ack(qp->conn, now, &ack);
-		metaroce_xmit_ctl(qp, &ack);
-	}
 	metaroce_rx_deliver(qp);
 	metaroce_sq_complete(qp);
 	if (qp->sq_error)
@@ -1203,10 +1198,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 
 	if (budget <= 0 || !skb_queue_empty(&qp->rxq))
 		return true;
-	if (state == IB_QPS_RTS)
-		deadline = mr_conn_deadline(qp->conn);
-	else	/* RTR: only a delayed ACK is due */
-		deadline = qp->conn->ack_due_ns ? qp->conn->ack_due_ns : U64_MAX;
+	deadline = mr_conn_deadline(qp->conn);
 	if (deadline == U64_MAX)
 		return false;
 	now = ktime_get_ns();

@@ -44,6 +44,8 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	c->paths.change_arg = c;
 	mr_cc_init(&c->cc, cfg->mtu);
 	mr_rxwin_init(&c->rx, cfg->rx_isn);
+	c->tx_idle = cfg->tx_deferred;
+	c->tx_resp_only = cfg->tx_deferred;
 	for (i = 0; i < cfg->n_streams; i++)
 		mr_stream_init(&c->rs[i].st, 0);
 	return 0;
@@ -183,6 +185,8 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	h->mlen = m->wr.len;
 	if (m->wr.solicited)
 		h->flags |= MR_F_SE;
+	if (c->tx_disn)
+		h->flags |= MR_F_DISN;
 	/* The last packet asks for an immediate ACK: the message can complete. */
 	if (moff + len == m->wr.len || !mr_op_has_payload(m->wr.opcode))
 		h->flags |= MR_F_AR;
@@ -292,6 +296,21 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 	return true;
 }
 
+/*
+ * Start our send direction before RTS, for a response: from the peer's initial PSN
+ * (our rx_isn, the verbs rq_psn) XOR MR_DISN_XOR, which the peer derives from its own.
+ */
+static void mr_conn_start_derived(struct mr_conn *c)
+{
+	u32 isn = c->cfg.rx_isn ^ MR_DISN_XOR;
+
+	c->cfg.tx_isn = isn;
+	c->cfg.peer_ctok = mr_ctok_derive(c->cfg.peer_qpn, c->cfg.local_qpn, isn);
+	mr_txwin_init(&c->tx, isn, c->cfg.retry_cnt);
+	c->tx_idle = false;
+	c->tx_disn = true;
+}
+
 /* A response is ready to go: sent before our own messages, they unblock the peer. */
 static bool mr_conn_has_resp(const struct mr_conn *c)
 {
@@ -302,7 +321,7 @@ static bool mr_conn_has_send(const struct mr_conn *c)
 {
 	const struct mr_sendmsg *m = &c->sq[c->sq_next % MR_SENDQ_DEPTH];
 
-	if (c->sq_next == c->sq_head)
+	if (c->sq_next == c->sq_head || c->tx_resp_only)
 		return false;
 	/* Requests beyond max_rd_atomic wait, in order, for earlier ones to be answered. */
 	return !mr_op_is_request(m->wr.opcode) || c->rd_out < c->cfg.max_rd_atomic;
@@ -322,6 +341,12 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 
 	if (c->failed || now < c->next_tx_ns)
 		return false;
+	/* Verbs RTR: a response is our first data, from the derived initial PSN. */
+	if (c->tx_idle) {
+		if (!mr_conn_has_resp(c))
+			return false;
+		mr_conn_start_derived(c);
+	}
 
 	if (c->probe_pending) {
 		c->probe_pending = false;
@@ -587,17 +612,76 @@ static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pk
 	c->echo_arrival_ns = now;
 }
 
+/* Does a data packet's MR_F_DISN agree with how our receive direction started? */
+static bool mr_conn_disn_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	if (pkt->flags & MR_F_DISN)
+		return c->rx_mode == MR_RXM_DISN;
+	return c->rx_mode != MR_RXM_DISN;
+}
+
+/*
+ * The first MR_F_DISN packet of a direction that has accepted nothing: the peer answered
+ * our requests before its RTS, from our initial PSN XOR MR_DISN_XOR. Only a send
+ * direction that started at RTS (not deferred, not derived) has the PSN it derives from.
+ */
+static bool mr_conn_rebase(struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	u32 isn = c->cfg.tx_isn ^ MR_DISN_XOR, tok;
+
+	if (c->tx_idle || c->tx_disn) {
+		c->stats.rx_bad_disn++;
+		return false;
+	}
+	tok = mr_ctok_derive(c->cfg.local_qpn, c->cfg.peer_qpn, isn);
+	if (pkt->ctok != tok) {
+		c->stats.rx_bad_token++;
+		return false;
+	}
+	/* Nothing was accepted: a fresh window, and ACKs that carry the new token. */
+	c->cfg.rx_isn = isn;
+	c->cfg.local_ctok = tok;
+	mr_rxwin_init(&c->rx, isn);
+	c->rx_mode = MR_RXM_DISN;
+	c->ce_cnt = 0;
+	c->rx_cnt = 0;
+	c->unacked = 0;
+	c->ack_due_ns = 0;
+	c->ack_now = false;
+	return true;
+}
+
+/* Token (and MR_F_DISN) check of a received packet; counts what it drops. */
+static bool mr_conn_rx_token(struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	/* ACK and NAK carry the token of our data, everything else the peer's. */
+	if (pkt->opcode == MR_OP_ACK || pkt->opcode == MR_OP_NAK) {
+		if (pkt->ctok == c->cfg.peer_ctok)
+			return true;
+		c->stats.rx_bad_token++;
+		return false;
+	}
+	if (mr_op_is_data(pkt->opcode)) {
+		if ((pkt->flags & MR_F_DISN) && c->rx_mode == MR_RXM_FRESH)
+			return mr_conn_rebase(c, pkt);
+		if (!mr_conn_disn_ok(c, pkt)) {
+			c->stats.rx_bad_disn++;
+			return false;
+		}
+	}
+	if (pkt->ctok == c->cfg.local_ctok)
+		return true;
+	c->stats.rx_bad_token++;
+	return false;
+}
+
 enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
 			    struct mr_rx_res *res)
 {
 	struct mr_sendmsg *rd;
 
-	/* ACK and NAK carry the token of our data, everything else the peer's. */
-	if (pkt->ctok != (pkt->opcode == MR_OP_ACK || pkt->opcode == MR_OP_NAK ?
-			  c->cfg.peer_ctok : c->cfg.local_ctok)) {
-		c->stats.rx_bad_token++;
+	if (!mr_conn_rx_token(c, pkt))
 		return MR_RXC_DROP;
-	}
 	if (pkt->path >= c->cfg.peer_paths) {
 		c->stats.rx_bad_path++;
 		return MR_RXC_DROP;
@@ -675,7 +759,7 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	struct mr_sendmsg *rd = NULL;
 
 	/* Refuse to commit what mr_conn_rx() would not have passed. */
-	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
+	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW || !mr_conn_disn_ok(c, pkt))
 		return;
 	if (mr_is_response(pkt->opcode)) {
 		rd = mr_conn_find_req(c, pkt);
@@ -686,6 +770,8 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	}
 
 	adv = mr_rxwin_record(&c->rx, pkt->psn);
+	if (c->rx_mode == MR_RXM_FRESH)
+		c->rx_mode = MR_RXM_PLAIN;	/* a later MR_F_DISN is not the peer's */
 	if (c->cfg.share)
 		mr_share_touch(c->cfg.share, &c->share_epoch, now);
 	if (rd) {
@@ -864,12 +950,19 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt, u8 rnr_retry,
 		      u8 max_rd_atomic)
 {
-	c->cfg.tx_isn = tx_isn;
-	c->cfg.peer_ctok = peer_ctok;
 	c->cfg.retry_cnt = min_t(u8, retry_cnt, 7);
 	c->cfg.rnr_retry = min_t(u8, rnr_retry, 7);
 	c->cfg.max_rd_atomic = max_rd_atomic;
+	c->tx_resp_only = false;
+	/* Responses went out from the derived PSN: the peer re-based on it, keep it. */
+	if (c->tx_disn) {
+		c->tx.retry_limit = c->cfg.retry_cnt;
+		return;
+	}
+	c->cfg.tx_isn = tx_isn;
+	c->cfg.peer_ctok = peer_ctok;
 	mr_txwin_init(&c->tx, tx_isn, c->cfg.retry_cnt);
+	c->tx_idle = false;
 }
 
 u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn)

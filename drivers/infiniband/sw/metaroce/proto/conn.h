@@ -81,9 +81,26 @@ struct mr_conn_cfg {
 	u8	retry_cnt;	/* verbs retry_cnt, 0..7 */
 	u8	rnr_retry;	/* verbs rnr_retry, 7 = infinite */
 	u8	max_rd_atomic;	/* READs in progress, each way (requester and responder) */
+	/*
+	 * Verbs RTR: tx_isn and peer_ctok are not known yet. Nothing but responses is sent
+	 * until mr_conn_start_tx(); a response before it starts the send direction from
+	 * the derived initial PSN (mr_conn_derived_isn()), named with local_qpn.
+	 */
+	bool	tx_deferred;
+	u32	local_qpn;	/* our QP number: derived tokens need it */
 	struct mr_share *share;	/* the receiving device's fair share, or NULL */
 	mr_event_fn on_event;	/* optional */
 	void	*event_arg;
+};
+
+/* The initial PSN of a direction started before RTS, from the other one's (spec). */
+#define MR_DISN_XOR	0x80000000U
+
+/* How our receive direction started (Documentation: "Responses before RTS"). */
+enum mr_rx_mode {
+	MR_RXM_FRESH,	/* no data packet accepted yet */
+	MR_RXM_PLAIN,	/* accepted data without MR_F_DISN: it never comes */
+	MR_RXM_DISN,	/* re-based to the derived PSN and token: MR_F_DISN required */
 };
 
 enum mr_wc_status {
@@ -200,6 +217,7 @@ struct mr_conn_stats {
 	u64	rx_inconsistent;
 	u64	rx_bad_ack;
 	u64	rx_bad_resp;
+	u64	rx_bad_disn;
 	u64	rx_nak;
 	u64	acks_sent;
 };
@@ -229,6 +247,9 @@ struct mr_conn {
 	u8	rsp_out;	/* peer's READs accepted and not fully answered */
 	bool	failed;
 	enum mr_wc_status fail_status;
+	bool	tx_idle;	/* cfg.tx_deferred and nothing sent: window not started */
+	bool	tx_resp_only;	/* cfg.tx_deferred until mr_conn_start_tx() */
+	bool	tx_disn;	/* started from the derived PSN: MR_F_DISN on all data */
 
 	/* receiving */
 	struct mr_rxwin rx;
@@ -245,6 +266,7 @@ struct mr_conn {
 	u32	share_epoch;	/* our marker in cfg.share */
 	u8	deliver_rr;
 	u8	ack_rr;		/* path of the next ACK */
+	u8	rx_mode;	/* enum mr_rx_mode */
 
 	struct mr_conn_stats stats;
 	struct mr_rstream rs[];	/* cfg.n_streams of them */
@@ -256,8 +278,10 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
 
 /*
  * Verbs connection setup (Documentation/infiniband/metaroce.rst, "Setup through verbs
- * alone"): the receive side is configured at RTR (mr_conn_init() with tx_isn and
- * peer_ctok not yet known, and nothing sent), the send side at RTS with this.
+ * alone"): the receive side is configured at RTR (mr_conn_init() with cfg.tx_deferred:
+ * tx_isn and peer_ctok not yet known, only responses sent), the send side at RTS with
+ * this. A send direction that a response already started keeps its derived initial PSN
+ * and token; only the retry counts and max_rd_atomic are taken then.
  */
 void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt, u8 rnr_retry,
 		      u8 max_rd_atomic);

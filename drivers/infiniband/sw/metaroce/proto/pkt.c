@@ -232,8 +232,8 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if ((pkt->flags & MR_F_SE) && !(oi->flags & OPI_SE))
 		return MR_PERR_FLAGS;
 	/*
-	 * ACK, NAK and datagrams are not sequenced: neither ack-request nor
-	 * retransmission applies.
+	 * ACK, NAK and datagrams are not sequenced: neither ack-request,
+	 * retransmission nor a derived initial PSN applies.
 	 */
 	if (!(oi->flags & OPI_DATA) && (pkt->flags & ~MR_F_SE))
 		return MR_PERR_FLAGS;

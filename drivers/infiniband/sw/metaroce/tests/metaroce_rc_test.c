@@ -10,7 +10,8 @@
  * sizes, several SGEs, inline), SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE,
  * RDMA_WRITE_WITH_IMM, RDMA_READ, both atomics, REG_MR and LOCAL_INV,
  * unsignaled sends, an RNR wait, and the error completions of a bad rkey and
- * of a missing access right. count=N streams N further 4 KiB SENDs with a
+ * of a missing access right, READs and atomics answered by a responder left in
+ * RTR. count=N streams N further 4 KiB SENDs with a
  * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Results
  * go to the kernel log as TAP lines prefixed "metaroce_rc_test: "; init
  * fails with -EINVAL if a test failed, and leaves nothing allocated.
@@ -199,7 +200,8 @@ static int qp_create(struct side *s)
 	return 0;
 }
 
-static int qp_connect(struct side *s, struct side *peer, u8 rnr_retry)
+/* To RTS, or with !rts left in RTR as perftest leaves an ib_read_bw responder. */
+static int qp_connect(struct side *s, struct side *peer, u8 rnr_retry, bool rts)
 {
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT,
@@ -227,7 +229,7 @@ static int qp_connect(struct side *s, struct side *peer, u8 rnr_retry)
 	ret = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
 			   IB_QP_MIN_RNR_TIMER);
-	if (ret)
+	if (ret || !rts)
 		return ret;
 
 	memset(&attr, 0, sizeof(attr));
@@ -241,7 +243,7 @@ static int qp_connect(struct side *s, struct side *peer, u8 rnr_retry)
 			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-static int pair_up(u8 rnr_retry)
+static int pair_up_rts(u8 rnr_retry, bool b_rts)
 {
 	int ret;
 
@@ -249,15 +251,20 @@ static int pair_up(u8 rnr_retry)
 	if (!ret)
 		ret = qp_create(&sb);
 	if (!ret)
-		ret = qp_connect(&sa, &sb, rnr_retry);
+		ret = qp_connect(&sa, &sb, rnr_retry, true);
 	if (!ret)
-		ret = qp_connect(&sb, &sa, rnr_retry);
+		ret = qp_connect(&sb, &sa, rnr_retry, b_rts);
 	/* The next pair_up() would overwrite and leak them (a device gone mid-test). */
 	if (ret) {
 		side_destroy_qp(&sa);
 		side_destroy_qp(&sb);
 	}
 	return ret;
+}
+
+static int pair_up(u8 rnr_retry)
+{
+	return pair_up_rts(rnr_retry, true);
 }
 
 static void drain_cq(struct ib_cq *cq)
@@ -351,6 +358,24 @@ static int reg_rbuf(struct side *s, int access)
 	if (ret)
 		return ret;
 	return wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_REG_MR ? 0 : -EIO;
+}
+
+/* Invalidate s's MR through the send queue (LOCAL_INV), so it can be registered anew. */
+static int inv_rbuf(struct side *s)
+{
+	struct ib_send_wr wr = {
+		.wr_id = 0x1a1, .opcode = IB_WR_LOCAL_INV, .send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = s->mr->rkey,
+	};
+	struct ib_wc wc;
+	int ret;
+
+	ret = ib_post_send(s->qp, &wr, NULL);
+	if (!ret)
+		ret = wait_wc(s->cq, &wc);
+	if (ret)
+		return ret;
+	return wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_LOCAL_INV ? 0 : -EIO;
 }
 
 static void test_send_sizes(void)
@@ -655,6 +680,71 @@ static void test_stream(void)
 	       ret ? ret : (long)bad * 100000 + recvd);
 }
 
+/*
+ * perftest's ib_read_bw and ib_atomic_bw leave the responder in RTR: it answers READs
+ * and atomics from a derived initial PSN (spec, "Responses before RTS").
+ */
+static void test_rtr_responder(void)
+{
+	u64 *target = (u64 *)(sb.rbuf + 64), *result = (u64 *)sa.buf;
+	const u32 part = BUF_SIZE / 4;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	struct ib_wc wc;
+	bool ok = true;
+	int i, ret;
+
+	/*
+	 * b's MR is re-registered (it is still valid, read only) through a QP in RTS,
+	 * which b's next one is not.
+	 */
+	ret = pair_up(7);
+	if (!ret)
+		ret = inv_rbuf(&sb);
+	if (!ret)
+		ret = reg_rbuf(&sb, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			       IB_ACCESS_REMOTE_ATOMIC);
+	pair_down();
+	if (!ret)
+		ret = pair_up_rts(7, false);
+	report(!ret, "responder left in RTR: connected INIT-RTR only", ret);
+	if (ret)
+		goto out;
+
+	/* four reads of 64 KiB in flight at once, many packets each */
+	fill(sb.rbuf, BUF_SIZE, 41);
+	memset(sa.buf, 0, BUF_SIZE);
+	for (i = 0; i < 4 && !ret; i++)
+		ret = post_rdma(&sa, 1100 + i, IB_WR_RDMA_READ, (uintptr_t)sa.buf + i * part,
+				part, sb.mr->iova + i * part, sb.mr->rkey, 0);
+	for (i = 0; i < 4 && !ret && ok; i++)
+		ok = !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+			wc.opcode == IB_WC_RDMA_READ && wc.wr_id == 1100 + i;
+	ok = ok && !ret && !memcmp(sa.buf, sb.rbuf, BUF_SIZE);
+	report(ok, "responder in RTR: four rdma reads of 64 KiB, data byte for byte", ret);
+
+	*target = 1000;
+	ret = post_atomic(IB_WR_ATOMIC_FETCH_AND_ADD, sb.mr->iova + 64, 23, 0);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_FETCH_ADD && *result == 1000 && *target == 1023;
+	report(ok, "responder in RTR: fetch and add", ok ? 0 : *result);
+	ret = post_atomic(IB_WR_ATOMIC_CMP_AND_SWP, sb.mr->iova + 64, 1023, 77);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		wc.opcode == IB_WC_COMP_SWAP && *result == 1023 && *target == 77;
+	ret = ret ? ret : post_atomic(IB_WR_ATOMIC_CMP_AND_SWP, sb.mr->iova + 64, 5, 99);
+	ok = ok && !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS &&
+		*result == 77 && *target == 77;
+	report(ok, "responder in RTR: compare and swap, equal and different", ok ? 0 : *result);
+
+	ret = ib_query_qp(sb.qp, &attr, IB_QP_STATE, &init);
+	ok = !ret && attr.qp_state == IB_QPS_RTR &&
+		post_send(&sb, 1199, IB_WR_SEND, (uintptr_t)sb.buf, 16, IB_SEND_SIGNALED) &&
+		no_wc(sb.cq, 10);
+	report(ok, "the responder is still in RTR and posts no sends", ret);
+out:
+	pair_down();
+}
+
 static void test_rnr_exhausted(void)
 {
 	struct ib_wc wc;
@@ -705,6 +795,7 @@ static int __init metaroce_rc_test_init(void)
 	} else {
 		report(false, "second pair: connect", 0);
 	}
+	test_rtr_responder();
 	test_rnr_exhausted();
 out:
 	side_fini(&sa);
