@@ -187,12 +187,12 @@ int metaroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 }
 
 /*
- * Take the next WQE of @srq into @b and @sge (srq->max_sge entries).
- * Returns false if the SRQ is empty, or its producer index is not one a
- * well-behaved process could have written.
+ * Take the next WQE of @srq into @b and @sge (srq->max_sge entries) if the
+ * SRQ holds at least @need. Returns false if not, or if its producer index
+ * is not one a well-behaved process could have written.
  */
-static bool metaroce_srq_take(struct metaroce_srq *srq, struct metaroce_srq_bind *b,
-			      struct metaroce_sge *sge)
+static bool metaroce_srq_take(struct metaroce_srq *srq, u32 need,
+			      struct metaroce_srq_bind *b, struct metaroce_sge *sge)
 {
 	struct metaroce_recv_wqe wqe;
 	bool limit_reached = false;
@@ -201,7 +201,7 @@ static bool metaroce_srq_take(struct metaroce_srq *srq, struct metaroce_srq_bind
 
 	spin_lock(&srq->take_lock);
 	prod = metaroce_queue_prod_acquire(&srq->rq);
-	if (prod == srq->cons || prod - srq->cons > srq->rq.num) {
+	if (prod - srq->cons < need || prod - srq->cons > srq->rq.num) {
 		spin_unlock(&srq->take_lock);
 		return false;
 	}
@@ -277,6 +277,20 @@ static struct metaroce_sge *metaroce_bind_sge(struct metaroce_qp *qp,
 	return qp->bind_sge + (size_t)(b - qp->bind) * qp->srq->max_sge;
 }
 
+/* RMSNs before @rmsn that have no WQE yet: they come first (spec). */
+static u32 metaroce_srq_unbound_before(struct metaroce_qp *qp, u32 rmsn)
+{
+	u32 r, n = 0;
+
+	for (r = qp->bind_next; r != rmsn; r++) {
+		const struct metaroce_srq_bind *b = &qp->bind[r % METAROCE_BIND_SLOTS];
+
+		if (!b->used || b->rmsn != r)
+			n++;
+	}
+	return n;
+}
+
 int metaroce_srq_bind(struct metaroce_qp *qp, u32 rmsn,
 		      const struct metaroce_sge **sge, u32 *num_sge)
 {
@@ -286,7 +300,9 @@ int metaroce_srq_bind(struct metaroce_qp *qp, u32 rmsn,
 	if (rmsn - qp->bind_next >= METAROCE_BIND_SLOTS)
 		return MR_NAK_INV_REQ;
 	if (!b->used) {
-		if (!metaroce_srq_take(qp->srq, b, metaroce_bind_sge(qp, b)))
+		u32 need = metaroce_srq_unbound_before(qp, rmsn) + 1;
+
+		if (!metaroce_srq_take(qp->srq, need, b, metaroce_bind_sge(qp, b)))
 			return MR_NAK_RNR;
 		b->rmsn = rmsn;
 		b->used = true;
