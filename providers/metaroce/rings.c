@@ -51,38 +51,13 @@ static_assert(METAROCE_WC_GRH == IBV_WC_GRH &&
 #define METAROCE_SEND_FLAGS	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | \
 				 IBV_SEND_SOLICITED | IBV_SEND_INLINE)
 
-/* A ring mapped from the kernel. */
-struct metaroce_uring {
-	struct metaroce_ring *hdr;	/* NULL if not mapped */
-	uint8_t *entries;
-	size_t map_len;
-	uint32_t num;			/* a power of two */
-	uint32_t entry_size;
-};
-
-static inline uint32_t metaroce_load_acquire(const uint32_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void metaroce_store_release(uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-static inline void *metaroce_uring_entry(const struct metaroce_uring *r,
-					 uint32_t idx)
-{
-	return r->entries + (size_t)(idx & (r->num - 1)) * r->entry_size;
-}
-
 /*
  * Maps the ring @info describes. Its geometry is checked first: entries of
  * at least @min_entry_size bytes, all inside the mapping.
  */
-static int metaroce_uring_map(struct metaroce_uring *r,
-			      const struct metaroce_ring_info *info,
-			      int cmd_fd, uint32_t min_entry_size)
+int metaroce_uring_map(struct metaroce_uring *r,
+		       const struct metaroce_ring_info *info,
+		       int cmd_fd, uint32_t min_entry_size)
 {
 	uint64_t need;
 	void *p;
@@ -110,7 +85,7 @@ static int metaroce_uring_map(struct metaroce_uring *r,
 	return 0;
 }
 
-static void metaroce_uring_unmap(struct metaroce_uring *r)
+void metaroce_uring_unmap(struct metaroce_uring *r)
 {
 	if (r->hdr)
 		munmap(r->hdr, r->map_len);
