@@ -4,9 +4,9 @@
  *
  * The control path (device and port queries, contexts, protection domains,
  * memory regions) goes through the core uverbs commands; CQs, QPs and AHs
- * are in rings.c, their extended verbs in cq_ex.c and qp_ex.c. Every verb
- * left unset here (SRQs, MWs, ...) is answered by libibverbs with
- * EOPNOTSUPP.
+ * are in rings.c, their extended verbs in cq_ex.c and qp_ex.c, SRQs in
+ * srq.c. Every verb left unset here (MWs, ...) is answered by libibverbs
+ * with EOPNOTSUPP.
  */
 
 #include <errno.h>
@@ -170,19 +170,24 @@ static const struct verbs_context_ops metaroce_ctx_ops = {
 	.create_cq_ex = metaroce_create_cq_ex,
 	.create_qp = metaroce_create_qp,
 	.create_qp_ex = metaroce_create_qp_ex,
+	.create_srq = metaroce_create_srq,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,
 	.destroy_cq = metaroce_destroy_cq,
 	.destroy_qp = metaroce_destroy_qp,
+	.destroy_srq = metaroce_destroy_srq,
 	.free_context = metaroce_free_context,
 	.modify_qp = metaroce_modify_qp,
+	.modify_srq = metaroce_modify_srq,
 	.poll_cq = metaroce_poll_cq,
 	.post_recv = metaroce_post_recv,
 	.post_send = metaroce_post_send,
+	.post_srq_recv = metaroce_post_srq_recv,
 	.query_device_ex = metaroce_query_device_ex,
 	.query_port = metaroce_query_port,
 	.query_qp = metaroce_query_qp,
+	.query_srq = metaroce_query_srq,
 	.reg_mr = metaroce_reg_mr,
 	.req_notify_cq = metaroce_req_notify_cq,
 	.resize_cq = metaroce_resize_cq,

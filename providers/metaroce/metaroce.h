@@ -2,14 +2,16 @@
 /*
  * libmetaroce: what metaroce.c (context, device, control path) and rings.c
  * (CQs, QPs and AHs over the rings of rdma/metaroce-abi.h), cq_ex.c and
- * qp_ex.c (their extended verbs) share.
+ * qp_ex.c (their extended verbs) and srq.c (shared receive queues) share.
  */
 #ifndef METAROCE_PROVIDER_H
 #define METAROCE_PROVIDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/metaroce-abi.h>
 
 #include "verbs_private.h"
 
@@ -23,7 +25,7 @@ static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
 		offsetof(struct metaroce_context, vctx.context));
 }
 
-/* rings.c */
+/* rings.c (the ring helpers are in rings.h) */
 struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
 				  int comp_vector);
@@ -54,5 +56,15 @@ struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 /* qp_ex.c */
 struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 				     struct ibv_qp_init_attr_ex *attr);
+
+/* srq.c */
+struct ibv_srq *metaroce_create_srq(struct ibv_pd *pd,
+				    struct ibv_srq_init_attr *attr);
+int metaroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			int attr_mask);
+int metaroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int metaroce_destroy_srq(struct ibv_srq *ibsrq);
+int metaroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr);
 
 #endif /* METAROCE_PROVIDER_H */

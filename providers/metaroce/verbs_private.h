@@ -195,7 +195,8 @@ struct verbs_context_ops {
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
 			struct ibv_qp_init_attr_ex *attr);	/* 20 */
 	vpriv_unused_op create_rwq_ind_table;
-	vpriv_unused_op create_srq;
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);	/* 22 */
 	vpriv_unused_op create_srq_ex;
 	vpriv_unused_op create_wq;
 	vpriv_unused_op dealloc_mw;			/* 25 */
@@ -209,7 +210,7 @@ struct verbs_context_ops {
 	vpriv_unused_op destroy_flow_action;
 	int (*destroy_qp)(struct ibv_qp *qp);		/* 34 */
 	vpriv_unused_op destroy_rwq_ind_table;		/* 35 */
-	vpriv_unused_op destroy_srq;
+	int (*destroy_srq)(struct ibv_srq *srq);	/* 36 */
 	vpriv_unused_op destroy_wq;
 	vpriv_unused_op detach_mcast;
 	void (*free_context)(struct ibv_context *context);	/* 39 */
@@ -223,7 +224,8 @@ struct verbs_context_ops {
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);		/* 47 */
 	vpriv_unused_op modify_qp_rate_limit;
-	vpriv_unused_op modify_srq;
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);		/* 49 */
 	vpriv_unused_op modify_wq;			/* 50 */
 	vpriv_unused_op open_qp;
 	vpriv_unused_op open_xrcd;
@@ -234,7 +236,8 @@ struct verbs_context_ops {
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);	/* 55 */
 	vpriv_unused_op post_srq_ops;
-	vpriv_unused_op post_srq_recv;
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);	/* 57 */
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -247,7 +250,8 @@ struct verbs_context_ops {
 			struct ibv_qp_init_attr *init_attr);	/* 61 */
 	vpriv_unused_op query_qp_data_in_order;
 	vpriv_unused_op query_rt_values;
-	vpriv_unused_op query_srq;
+	int (*query_srq)(struct ibv_srq *srq,
+			 struct ibv_srq_attr *attr);	/* 64 */
 	vpriv_unused_op read_counters;			/* 65 */
 	vpriv_unused_op reg_dm_mr;
 	vpriv_unused_op reg_dmabuf_mr;
@@ -326,6 +330,21 @@ struct vpriv_cmd_modify_qp {
 struct vpriv_cmd_query_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_query_qp core;
+};
+
+struct vpriv_cmd_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core;
+};
+
+struct vpriv_cmd_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core;
+};
+
+struct vpriv_cmd_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core;
 };
 
 /* Registration: the version of the private ABI is part of the symbol name. */
@@ -430,6 +449,21 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
+ * SRQs: the public ibv_srq (libibverbs initialises its context, pd, mutex
+ * and cond itself).
+ */
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct vpriv_cmd_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp, size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct vpriv_cmd_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct vpriv_cmd_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
+/*
  * Layout checks against rdma-core 44 on x86_64.
  */
 static_assert(sizeof(struct vpriv_list_link) == 16, "list link");
@@ -515,6 +549,16 @@ static_assert(offsetof(struct verbs_context_ops, req_notify_cq) ==
 	      VPRIV_OP_OFFSET(69), "verbs_context_ops.req_notify_cq");
 static_assert(offsetof(struct verbs_context_ops, resize_cq) ==
 	      VPRIV_OP_OFFSET(71), "verbs_context_ops.resize_cq");
+static_assert(offsetof(struct verbs_context_ops, create_srq) ==
+	      VPRIV_OP_OFFSET(22), "verbs_context_ops.create_srq");
+static_assert(offsetof(struct verbs_context_ops, destroy_srq) ==
+	      VPRIV_OP_OFFSET(36), "verbs_context_ops.destroy_srq");
+static_assert(offsetof(struct verbs_context_ops, modify_srq) ==
+	      VPRIV_OP_OFFSET(49), "verbs_context_ops.modify_srq");
+static_assert(offsetof(struct verbs_context_ops, post_srq_recv) ==
+	      VPRIV_OP_OFFSET(57), "verbs_context_ops.post_srq_recv");
+static_assert(offsetof(struct verbs_context_ops, query_srq) ==
+	      VPRIV_OP_OFFSET(64), "verbs_context_ops.query_srq");
 static_assert(offsetof(struct verbs_context_ops, unimport_pd) ==
 	      VPRIV_OP_OFFSET(75), "verbs_context_ops: last slot");
 
@@ -530,6 +574,11 @@ static_assert(sizeof(struct vpriv_cmd_resize_cq) == 24, "resize_cq cmd");
 static_assert(sizeof(struct vpriv_cmd_create_qp) == 64, "create_qp cmd");
 static_assert(sizeof(struct vpriv_cmd_modify_qp) == 120, "modify_qp cmd");
 static_assert(sizeof(struct vpriv_cmd_query_qp) == 24, "query_qp cmd");
+static_assert(sizeof(struct vpriv_cmd_create_srq) == 40, "create_srq cmd");
+static_assert(sizeof(struct vpriv_cmd_modify_srq) == 24, "modify_srq cmd");
+static_assert(sizeof(struct vpriv_cmd_query_srq) == 24, "query_srq cmd");
+static_assert(sizeof(struct ib_uverbs_create_srq_resp) == 16,
+	      "create_srq resp");
 static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8, "create_cq resp");
 static_assert(sizeof(struct ib_uverbs_resize_cq_resp) == 8, "resize_cq resp");
 static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32, "create_qp resp");
@@ -541,6 +590,7 @@ static_assert(sizeof(struct ib_uverbs_ex_create_cq_resp) == 16,
 static_assert(sizeof(struct ibv_cq) == 128, "public ibv_cq");
 static_assert(sizeof(struct ibv_qp) == 160, "public ibv_qp");
 static_assert(sizeof(struct ibv_ah) == 24, "public ibv_ah");
+static_assert(sizeof(struct ibv_srq) == 128, "public ibv_srq");
 static_assert(sizeof(struct ibv_wc) == 48, "public ibv_wc");
 static_assert(sizeof(struct ibv_cq_ex) == 288, "public ibv_cq_ex");
 static_assert(sizeof(struct verbs_cq) == sizeof(struct ibv_cq_ex),

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # VM selftest: unmodified verbs programs between two MetaRoCE devices on two nodes, through
-# libmetaroce: rdma-core's ibv_ud_pingpong and ibv_rc_pingpong (1 MiB), perftest's send
+# libmetaroce: rdma-core's ibv_ud_pingpong, ibv_rc_pingpong (1 MiB) and ibv_srq_pingpong
+# (16 RC QPs receiving through one shared receive queue), perftest's send
 # bandwidth and the latency tests of every RC operation, with its own exchange and with
 # rdma_cm (-R), rdmacm-utils' rping, which checks its data, and perftest's READ and atomic
 # bandwidth tests, whose responder perftest leaves in RTR (it answers from a derived PSN:
@@ -70,7 +71,7 @@ programs_cleanup() {
 }
 trap programs_cleanup EXIT
 
-ktap_plan 14
+ktap_plan 15
 if setup; then
 	ktap_ok "two nodes, a MetaRoCE device on each"
 else
@@ -85,6 +86,9 @@ pair "ibv_ud_pingpong, 100 datagrams" 'iters in' $((P + 1)) \
 pair "ibv_rc_pingpong, 20 x 1 MiB" 'iters in' $((P + 2)) \
 	"ibv_rc_pingpong $PP -p $((P + 2)) -n 20 -s 1048576" \
 	"ibv_rc_pingpong $PC -p $((P + 2)) -n 20 -s 1048576 10.7.0.1"
+pair "ibv_srq_pingpong -c, 16 QPs on one SRQ, 500 x 4 KiB" 'iters in' $((P + 20)) \
+	"ibv_srq_pingpong $PP -p $((P + 20)) -q 16 -n 500 -s 4096 -c" \
+	"ibv_srq_pingpong $PC -p $((P + 20)) -q 16 -n 500 -s 4096 -c 10.7.0.1"
 uc=$(on b timeout 20 ibv_uc_pingpong $PC -p $((P + 3)) 10.7.0.1 2>&1)
 ktap_diag "$uc"
 if grep -q "Couldn't create QP" <<<"$uc" && ! grep -q 'iters in' <<<"$uc"; then

@@ -213,7 +213,13 @@ struct metaroce_create_qp_resp {
 	struct metaroce_ring_info rq;	/* num_entries 0 with an SRQ */
 };
 
-/* IB_USER_VERBS_CMD_CREATE_SRQ: driver data of the response. */
+/*
+ * IB_USER_VERBS_CMD_CREATE_SRQ: driver data of the response (the request has
+ * none). The ring holds struct metaroce_recv_wqe entries like a QP's receive
+ * queue: the process produces, the kernel consumes for whichever attached QP
+ * a message arrives on. Part of revision 2 from the start: a kernel without
+ * SRQs refuses CREATE_SRQ, and QPs on an SRQ have no receive ring.
+ */
 struct metaroce_create_srq_resp {
 	struct metaroce_ring_info rq;
 };

@@ -9,9 +9,9 @@
  * write() on such file descriptors and answers the core commands the
  * provider issues (GET_CONTEXT, QUERY_DEVICE, QUERY_PORT, ALLOC_PD,
  * DEALLOC_PD, REG_MR, DEREG_MR, CREATE_CQ, REQ_NOTIFY_CQ, DESTROY_CQ,
- * CREATE_QP, MODIFY_QP, POST_SEND, DESTROY_QP, CREATE_AH, DESTROY_AH) as
- * the kernel would, checking what it
- * receives. Every other command fails with
+ * CREATE_QP, MODIFY_QP, POST_SEND, DESTROY_QP, CREATE_AH, DESTROY_AH,
+ * CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ) as the kernel would,
+ * checking what it receives. Every other command fails with
  * ENOSYS or, for extended commands, EOPNOTSUPP. Each command is logged, one
  * line each, to $FAKE_UVERBS_LOG.
  *
@@ -20,7 +20,9 @@
  * DESTROY_CQ fails unless the provider has consumed both (ring cons == 2).
  * The QP's send and receive rings are memfds too: the first doorbell
  * (POST_SEND with no work request) and DESTROY_QP fail unless the rings
- * hold exactly the WQEs verbs_ctrl posted.
+ * hold exactly the WQEs verbs_ctrl posted. So does the SRQ's ring, whose
+ * DESTROY_SRQ also fails if any command came between the last QUERY_SRQ
+ * and it: posting to an SRQ makes no system call.
  *
  * With FAKE_UVERBS_SCENARIO=ex (verbs_ex, the extended verbs) the rings'
  * contents are not checked here: verbs_ex reads them itself through
@@ -78,6 +80,13 @@ unsigned int fake_cmd_count(unsigned int cmd)
 {
 	return cmd < 128 ? cmd_counts[cmd] : 0;
 }
+#define FAKE_SRQ_HANDLE		0x66
+#define FAKE_SRQ_WR		8
+#define FAKE_SRQ_SGE		3
+
+static unsigned int commands;		/* answered so far */
+static unsigned int srq_query_at;	/* commands when QUERY_SRQ was answered */
+static uint32_t srq_limit;
 
 static ssize_t (*next_write)(int, const void *, size_t);
 
@@ -237,14 +246,14 @@ static int dereg_mr(const void *body, size_t in_len)
  * The fake rings: each a memfd, which mmap() of the uverbs file at the
  * ring's offset maps instead.
  */
-enum { RING_CQ, RING_SQ, RING_RQ, NR_RINGS };
+enum { RING_CQ, RING_SQ, RING_RQ, RING_SRQ, NR_RINGS };
 
 static struct fake_ring {
 	int fd;
 	struct metaroce_ring *hdr;
 	size_t len;
 	uint32_t num, entry_size;
-} rings[NR_RINGS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+} rings[NR_RINGS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
 
 static uint64_t ring_offset(int i)
 {
@@ -506,6 +515,88 @@ static int destroy_ah(const void *body, size_t in_len)
 	return 0;
 }
 
+/* An 8-entry ring of 64-byte entries (3 SGEs). */
+static int create_srq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_create_srq *cmd = body;
+	struct {
+		struct ib_uverbs_create_srq_resp core;
+		struct metaroce_create_srq_resp drv;
+	} resp = {};
+	int ret;
+
+	if (in_len < sizeof(*cmd) || out_len != sizeof(resp) ||
+	    cmd->pd_handle != FAKE_PD_HANDLE || !cmd->max_wr ||
+	    cmd->max_wr > FAKE_SRQ_WR || cmd->max_sge > FAKE_SRQ_SGE)
+		return EINVAL;
+	ret = ring_new(RING_SRQ, FAKE_SRQ_WR, 64, &resp.drv.rq);
+	if (ret)
+		return ret;
+	resp.core.srq_handle = FAKE_SRQ_HANDLE;
+	resp.core.max_wr = FAKE_SRQ_WR;
+	resp.core.max_sge = FAKE_SRQ_SGE;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/* Only the limit can change (IBV_SRQ_LIMIT). */
+static int modify_srq(const void *body, size_t in_len)
+{
+	const struct ib_uverbs_modify_srq *cmd = body;
+
+	if (in_len < sizeof(*cmd) || cmd->srq_handle != FAKE_SRQ_HANDLE ||
+	    cmd->attr_mask != 2 || cmd->srq_limit > FAKE_SRQ_WR)
+		return EINVAL;
+	srq_limit = cmd->srq_limit;
+	return 0;
+}
+
+static int query_srq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_query_srq *cmd = body;
+	struct ib_uverbs_query_srq_resp resp = {
+		.max_wr = FAKE_SRQ_WR,
+		.max_sge = FAKE_SRQ_SGE,
+		.srq_limit = srq_limit,
+	};
+
+	if (in_len < sizeof(*cmd) || cmd->srq_handle != FAKE_SRQ_HANDLE)
+		return EINVAL;
+	srq_query_at = commands + 1;
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
+/*
+ * The ring must hold the two WQEs verbs_ctrl posted after its query (one
+ * SGE, then three), and nothing may have been asked of us in between.
+ */
+static int destroy_srq(const void *body, size_t in_len, size_t out_len)
+{
+	const struct ib_uverbs_destroy_srq *cmd = body;
+	struct ib_uverbs_destroy_srq_resp resp = {};
+	const struct metaroce_recv_wqe *w0, *w1;
+	const struct metaroce_sge *s0, *s1;
+	uint32_t prod;
+
+	if (in_len < sizeof(*cmd) || cmd->srq_handle != FAKE_SRQ_HANDLE ||
+	    rings[RING_SRQ].fd < 0)
+		return EINVAL;
+	prod = __atomic_load_n(&rings[RING_SRQ].hdr->prod, __ATOMIC_ACQUIRE);
+	w0 = ring_entry(RING_SRQ, 0);
+	w1 = ring_entry(RING_SRQ, 1);
+	s0 = (const void *)(w0 + 1);
+	s1 = (const void *)(w1 + 1);
+	fake_log("destroy_srq prod=%u commands since query=%u", prod,
+		 commands - srq_query_at);
+	if (commands != srq_query_at || prod != 2 ||
+	    w0->wr_id != 30 || w0->num_sge != 1 || s0->addr != 0x4000 ||
+	    s0->length != 64 || s0->lkey != FAKE_LKEY ||
+	    w1->wr_id != 31 || w1->num_sge != 3 || s1[2].addr != 0x5000 ||
+	    s1[2].length != 7)
+		return EINVAL;
+	ring_free(RING_SRQ);
+	return respond(cmd->response, out_len, &resp, sizeof(resp));
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
@@ -599,12 +690,25 @@ static int fake_command(const void *buf, size_t len)
 	case IB_USER_VERBS_CMD_DESTROY_AH:
 		ret = destroy_ah(body, in_len);
 		break;
+	case IB_USER_VERBS_CMD_CREATE_SRQ:
+		ret = create_srq(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+		ret = modify_srq(body, in_len);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_SRQ:
+		ret = query_srq(body, in_len, out_len);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_SRQ:
+		ret = destroy_srq(body, in_len, out_len);
+		break;
 	default:
 		ret = ENOSYS;
 		break;
 	}
 	fake_log("cmd %u in=%zu out=%zu: %s", hdr->command, in_len, out_len,
 		 ret ? strerror(ret) : "ok");
+	commands++;
 	return ret;
 }
 

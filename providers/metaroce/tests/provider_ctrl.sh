@@ -11,8 +11,10 @@
 # memfd the fake kernel fills with two completions), poll_cq, req_notify_cq,
 # destroy_cq, create_qp (its rings memfds too), modify_qp, post_recv (refused
 # in RESET), post_send (the fake kernel checks the WQEs at the doorbell),
-# destroy_qp and free_context, each reached through the slot verbs_private.h
-# gives it in verbs_context_ops; an op the provider leaves unset (create_srq)
+# destroy_qp, create_srq, modify_srq, query_srq, post_srq_recv (into the
+# mapped ring, no system call), destroy_srq and free_context, each reached
+# through the slot verbs_private.h gives it in verbs_context_ops; an op the
+# provider leaves unset (alloc_mw)
 # must fail with EOPNOTSUPP. Needs root (to create the device
 # node in a private mount namespace); skipped otherwise.
 #
@@ -24,7 +26,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
 FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
-VERBS_CHECKS=25
+VERBS_CHECKS=30
 PLAN=$((6 + VERBS_CHECKS))
 TAG=$((0x4d520000))
 

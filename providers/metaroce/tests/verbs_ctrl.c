@@ -16,7 +16,7 @@
 
 #include <infiniband/verbs.h>
 
-#define VERBS_CTRL_CHECKS 25
+#define VERBS_CTRL_CHECKS 30
 
 static int failed, count;
 
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	struct ibv_port_attr port;
 	struct ibv_srq_init_attr srq_attr = {
-		.attr = { .max_wr = 16, .max_sge = 1 },
+		.attr = { .max_wr = 6, .max_sge = 2 },
 	};
 	struct ibv_send_wr swr[7] = {}, *bad_swr;
 	struct ibv_recv_wr rwr = {}, *bad_rwr;
@@ -60,6 +60,9 @@ int main(int argc, char **argv)
 	struct ibv_wc wc[4];
 	struct ibv_qp *qp;
 	struct ibv_srq *srq;
+	struct ibv_recv_wr srq_wr[3];
+	struct ibv_sge srq_sge[4] = {};
+	struct ibv_mw *mw;
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr, *mr2;
@@ -262,10 +265,53 @@ int main(int argc, char **argv)
 
 	errno = 0;
 	srq = ibv_create_srq(pd, &srq_attr);
-	snprintf(why, sizeof(why), "srq %p, errno %d (%s)", (void *)srq, errno,
+	snprintf(why, sizeof(why), "srq %p, errno %d, max_wr %u, max_sge %u",
+		 (void *)srq, errno, srq_attr.attr.max_wr, srq_attr.attr.max_sge);
+	check(srq && srq_attr.attr.max_wr == 8 && srq_attr.attr.max_sge == 3,
+	      "ibv_create_srq (create_srq: ring mapped, granted caps)", why);
+	if (!srq)
+		return 1;
+
+	srq_attr.attr.srq_limit = 2;
+	ret = ibv_modify_srq(srq, &srq_attr.attr, IBV_SRQ_LIMIT);
+	memset(&srq_attr.attr, 0, sizeof(srq_attr.attr));
+	if (!ret)
+		ret = ibv_query_srq(srq, &srq_attr.attr);
+	snprintf(why, sizeof(why), "ret %d, limit %u, max_wr %u", ret,
+		 srq_attr.attr.srq_limit, srq_attr.attr.max_wr);
+	check(ret == 0 && srq_attr.attr.srq_limit == 2 && srq_attr.attr.max_wr == 8,
+	      "ibv_modify_srq (limit) and ibv_query_srq", why);
+
+	/* One SGE, then three: both into the mapped ring. */
+	sge[0] = (struct ibv_sge){ .addr = 0x4000, .length = 64, .lkey = mr->lkey };
+	srq_sge[0] = sge[0];
+	srq_sge[1] = sge[0];
+	srq_sge[2] = (struct ibv_sge){ .addr = 0x5000, .length = 7, .lkey = mr->lkey };
+	srq_wr[0] = (struct ibv_recv_wr){ .wr_id = 30, .sg_list = sge, .num_sge = 1,
+					  .next = &srq_wr[1] };
+	srq_wr[1] = (struct ibv_recv_wr){ .wr_id = 31, .sg_list = srq_sge, .num_sge = 3 };
+	bad_rwr = NULL;
+	ret = ibv_post_srq_recv(srq, srq_wr, &bad_rwr);
+	snprintf(why, sizeof(why), "ret %d, bad_wr %p", ret, (void *)bad_rwr);
+	check(ret == 0 && !bad_rwr, "ibv_post_srq_recv: two WQEs", why);
+
+	srq_wr[2] = (struct ibv_recv_wr){ .wr_id = 32, .sg_list = srq_sge, .num_sge = 4 };
+	ret = ibv_post_srq_recv(srq, &srq_wr[2], &bad_rwr);
+	snprintf(why, sizeof(why), "ret %d, bad_wr %p", ret, (void *)bad_rwr);
+	check(ret == EINVAL && bad_rwr == &srq_wr[2],
+	      "ibv_post_srq_recv refuses more SGEs than granted", why);
+
+	ret = ibv_destroy_srq(srq);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0,
+	      "ibv_destroy_srq (ring as posted, no system call since the query)", why);
+
+	errno = 0;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	snprintf(why, sizeof(why), "mw %p, errno %d (%s)", (void *)mw, errno,
 		 strerror(errno));
-	check(!srq && errno == EOPNOTSUPP,
-	      "ibv_create_srq fails with EOPNOTSUPP (op not provided)", why);
+	check(!mw && errno == EOPNOTSUPP,
+	      "ibv_alloc_mw fails with EOPNOTSUPP (op not provided)", why);
 
 	ret = ibv_dereg_mr(mr);
 	snprintf(why, sizeof(why), "ret %d", ret);

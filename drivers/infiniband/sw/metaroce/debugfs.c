@@ -83,11 +83,15 @@ static int qps_show(struct seq_file *s, void *unused)
 	mutex_lock(&mdev->qps_lock);
 	xa_for_each(&mdev->qp_xa, qpn, qp) {
 		mutex_lock(&qp->mutex);
-		seq_printf(s, "qp %lu: %s%s peer %u sq %u/%u/%u rq %u/%u\n", qpn,
+		seq_printf(s, "qp %lu: %s%s peer %u sq %u/%u/%u ", qpn,
 			   qp_state_names[qp->state], qp->user ? " user" : "",
 			   qp->attr.dest_qp_num, qp->sq_done, qp->sq_copy,
-			   READ_ONCE(qp->sq.ring->prod), qp->rq_done,
-			   READ_ONCE(qp->rq.ring->prod));
+			   READ_ONCE(qp->sq.ring->prod));
+		if (qp->srq)	/* no ring of its own: the next RMSN to complete */
+			seq_printf(s, "srq %u\n", qp->bind_next);
+		else
+			seq_printf(s, "rq %u/%u\n", qp->rq_done,
+				   READ_ONCE(qp->rq.ring->prod));
 		if (qp->conn)
 			qp_conn_show(s, qp->conn);
 		mutex_unlock(&qp->mutex);

@@ -218,6 +218,7 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 	atomic_set(&mdev->num_cq, 0);
 	atomic_set(&mdev->num_mr, 0);
 	atomic_set(&mdev->num_ah, 0);
+	atomic_set(&mdev->num_srq, 0);
 
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
@@ -279,6 +280,7 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
 	.create_qp = metaroce_create_qp,
+	.create_srq = metaroce_create_srq,
 	.create_user_ah = metaroce_create_ah,
 	.dealloc_driver = metaroce_dealloc_driver,
 	.dealloc_pd = metaroce_dealloc_pd,
@@ -287,6 +289,7 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.destroy_ah = metaroce_destroy_ah,
 	.destroy_cq = metaroce_destroy_cq,
 	.destroy_qp = metaroce_destroy_qp,
+	.destroy_srq = metaroce_destroy_srq,
 	.disassociate_ucontext = metaroce_disassociate_ucontext,
 	.enable_driver = metaroce_enable_driver,
 	.get_dev_fw_str = metaroce_get_dev_fw_str,
@@ -298,13 +301,16 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.mmap = metaroce_mmap,
 	.mmap_free = metaroce_mmap_free,
 	.modify_qp = metaroce_modify_qp,
+	.modify_srq = metaroce_modify_srq,
 	.poll_cq = metaroce_poll_cq,
 	.post_recv = metaroce_post_recv,
 	.post_send = metaroce_post_send,
+	.post_srq_recv = metaroce_post_srq_recv,
 	.query_device = metaroce_query_device,
 	.query_pkey = metaroce_query_pkey,
 	.query_port = metaroce_query_port,
 	.query_qp = metaroce_query_qp,
+	.query_srq = metaroce_query_srq,
 	.reg_user_mr = metaroce_reg_user_mr,
 	.req_notify_cq = metaroce_req_notify_cq,
 	.resize_cq = metaroce_resize_cq,
@@ -313,5 +319,6 @@ const struct ib_device_ops metaroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, metaroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, metaroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, metaroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, metaroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, metaroce_ucontext, ibuc),
 };

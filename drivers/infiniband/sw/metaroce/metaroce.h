@@ -118,6 +118,7 @@ struct metaroce_dev {
 	atomic_t num_cq;
 	atomic_t num_mr;
 	atomic_t num_ah;
+	atomic_t num_srq;
 
 	struct metaroce_counters counters;
 	struct dentry *debugfs;
@@ -234,6 +235,36 @@ static inline struct metaroce_ah *to_mah(struct ib_ah *ibah)
 	return container_of(ibah, struct metaroce_ah, ibah);
 }
 
+/*
+ * A shared receive queue: a ring of receive WQEs (struct metaroce_recv_wqe
+ * and its SGEs) that the kernel consumer (post_srq_recv) or the process
+ * (mapped ring) produces into and the attached QPs' work items take from.
+ */
+struct metaroce_srq {
+	struct ib_srq ibsrq;
+	bool user;
+	struct metaroce_queue rq;
+	spinlock_t post_lock;	/* kernel posters */
+	spinlock_t take_lock;	/* the QPs taking WQEs; cons and limit */
+	u32 cons;		/* next WQE to take; published in rq.ring->cons */
+	u32 limit;		/* armed srq_limit; 0 if not armed */
+	u32 max_sge;
+	atomic_t num_qp;	/* QPs attached */
+};
+
+static inline struct metaroce_srq *to_msrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct metaroce_srq, ibsrq);
+}
+
+/* A receive WQE an SRQ QP has bound to RMSN rmsn; its SGEs are in bind_sge. */
+struct metaroce_srq_bind {
+	u64 wr_id;
+	u32 rmsn;
+	u32 num_sge;
+	bool used;
+};
+
 struct mr_conn;
 struct mr_pkt;
 
@@ -291,7 +322,7 @@ struct metaroce_qp {
 	struct ib_qp_attr attr;		/* what query_qp reports */
 
 	struct metaroce_queue sq;
-	struct metaroce_queue rq;
+	struct metaroce_queue rq;	/* not allocated with an SRQ */
 	spinlock_t sq_post_lock;	/* kernel posters of sq */
 	spinlock_t rq_post_lock;	/* kernel posters of rq */
 	u32 max_send_sge;
@@ -309,6 +340,13 @@ struct metaroce_qp {
 	bool has_fatal_nak;		/* refused for good: fatal_nak is repeated */
 	struct mr_pkt *fatal_nak;	/* the NAK, for lost-NAK retransmissions */
 	bool flushing;			/* state ERR reached: flush everything */
+
+	/* With an SRQ (srq.c): RMSN -> bound WQE, MR_STREAM_WIN slots */
+	struct metaroce_srq *srq;
+	struct metaroce_srq_bind *bind;
+	struct metaroce_sge *bind_sge;	/* srq->max_sge per slot */
+	u32 bind_next;			/* the next RMSN to complete */
+	bool last_wqe_reached;		/* IB_EVENT_QP_LAST_WQE_REACHED sent */
 
 	struct mr_conn *conn;		/* NULL before RTR */
 	struct metaroce_dp_dest dest;
@@ -402,6 +440,25 @@ int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 /* trace.c */
 struct mr_event;
 void metaroce_conn_event(void *arg, const struct mr_event *ev);
+
+/* srq.c */
+int metaroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+			struct ib_udata *udata);
+int metaroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+			enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int metaroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int metaroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int metaroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			   const struct ib_recv_wr **bad_wr);
+int metaroce_srq_qp_attach(struct metaroce_qp *qp, struct ib_srq *ibsrq);
+void metaroce_srq_qp_detach(struct metaroce_qp *qp);
+void metaroce_srq_qp_reset(struct metaroce_qp *qp);
+/* The WQE bound to @rmsn, bound now if need be; 0 or a NAK syndrome. */
+int metaroce_srq_bind(struct metaroce_qp *qp, u32 rmsn,
+		      const struct metaroce_sge **sge, u32 *num_sge);
+int metaroce_srq_complete(struct metaroce_qp *qp, u32 rmsn, const struct ib_wc *tmpl,
+			  bool solicited);
+void metaroce_srq_qp_flush(struct metaroce_qp *qp);
 
 /* transport.c */
 int metaroce_transport_init(void);

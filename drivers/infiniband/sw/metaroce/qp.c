@@ -33,8 +33,13 @@ MODULE_PARM_DESC(paths, "Network paths (UDP source ports) of the connections of 
 #define METAROCE_SEND_WQE_HDR	sizeof(struct metaroce_send_wqe)
 #define METAROCE_RECV_WQE_HDR	sizeof(struct metaroce_recv_wqe)
 
-static int metaroce_qp_check_cap(const struct ib_qp_cap *cap)
+static int metaroce_qp_check_cap(struct ib_qp_cap *cap, bool srq)
 {
+	/* The SRQ's limits apply to receives. */
+	if (srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (cap->max_send_wr > METAROCE_MAX_QP_WR ||
 	    cap->max_recv_wr > METAROCE_MAX_QP_WR ||
 	    cap->max_send_sge > METAROCE_MAX_SGE ||
@@ -44,7 +49,8 @@ static int metaroce_qp_check_cap(const struct ib_qp_cap *cap)
 	return 0;
 }
 
-static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *cap)
+static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *cap,
+				    bool srq)
 {
 	u32 sq_num = roundup_pow_of_two(max(cap->max_send_wr, 1U));
 	u32 rq_num = roundup_pow_of_two(max(cap->max_recv_wr, 1U));
@@ -58,9 +64,11 @@ static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *ca
 	ret = metaroce_queue_init(&qp->sq, sq_num, sq_size);
 	if (ret)
 		return ret;
-	ret = metaroce_queue_init(&qp->rq, rq_num, rq_size);
-	if (ret)
-		goto err_sq;
+	if (!srq) {
+		ret = metaroce_queue_init(&qp->rq, rq_num, rq_size);
+		if (ret)
+			goto err_sq;
+	}
 
 	qp->swqe = kvcalloc(sq_num, sizeof(*qp->swqe), GFP_KERNEL);
 	qp->sq_data = kvcalloc(sq_num, sq_size - METAROCE_SEND_WQE_HDR, GFP_KERNEL);
@@ -75,8 +83,10 @@ static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *ca
 	qp->max_inline = min_t(u32, sq_size - METAROCE_SEND_WQE_HDR, METAROCE_MAX_INLINE);
 	qp->max_recv_sge = (rq_size - METAROCE_RECV_WQE_HDR) / sizeof(struct metaroce_sge);
 	qp->max_recv_sge = min_t(u32, qp->max_recv_sge, METAROCE_MAX_SGE);
+	if (srq)
+		qp->max_recv_sge = 0;
 	cap->max_send_wr = sq_num;
-	cap->max_recv_wr = rq_num;
+	cap->max_recv_wr = srq ? 0 : rq_num;
 	cap->max_send_sge = qp->max_send_sge;
 	cap->max_recv_sge = qp->max_recv_sge;
 	cap->max_inline_data = qp->max_inline;
@@ -108,18 +118,18 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* UC and SRQs are not there yet. */
+	/* UC is not there yet; an SRQ serves RC QPs only. */
 	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
 	    init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && (udata || init->port_num != METAROCE_PORT))
 		return -EINVAL;
-	if (init->srq || init->create_flags)
+	if ((init->srq && init->qp_type != IB_QPT_RC) || init->create_flags)
 		return -EOPNOTSUPP;
 	if (init->sq_sig_type != IB_SIGNAL_ALL_WR &&
 	    init->sq_sig_type != IB_SIGNAL_REQ_WR)
 		return -EINVAL;
-	ret = metaroce_qp_check_cap(&init->cap);
+	ret = metaroce_qp_check_cap(&init->cap, init->srq);
 	if (ret)
 		return ret;
 	if (udata && udata->outlen < sizeof(resp))
@@ -140,17 +150,23 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sport_base = get_random_u32() % METAROCE_SPORT_SPAN;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 
-	ret = metaroce_qp_alloc_queues(qp, &init->cap);
+	ret = metaroce_qp_alloc_queues(qp, &init->cap, init->srq);
 	if (ret)
 		goto err_count;
 	qp->attr.cap = init->cap;
+	if (init->srq) {
+		ret = metaroce_srq_qp_attach(qp, init->srq);
+		if (ret)
+			goto err_queues;
+	}
 
 	if (udata) {
 		struct metaroce_ucontext *uctx =
 			rdma_udata_to_drv_context(udata, struct metaroce_ucontext, ibuc);
 
 		ret = metaroce_queue_export(&qp->sq, &uctx->ibuc, &resp.sq);
-		if (!ret)
+		/* With an SRQ resp.rq stays zero: num_entries 0. */
+		if (!ret && !init->srq)
 			ret = metaroce_queue_export(&qp->rq, &uctx->ibuc, &resp.rq);
 		if (!ret)
 			ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -174,6 +190,7 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_queues:
+	metaroce_srq_qp_detach(qp);
 	metaroce_qp_free_queues(qp);
 err_count:
 	atomic_dec(&mdev->num_qp);
@@ -189,6 +206,7 @@ int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&mdev->qp_xa, ibqp->qp_num);
 	mutex_unlock(&mdev->qps_lock);
 	metaroce_qp_transport_stop(qp);
+	metaroce_srq_qp_detach(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	kfree(qp->fatal_nak);
 	kvfree(qp->conn);
@@ -294,12 +312,14 @@ static int metaroce_qp_reset(struct metaroce_qp *qp)
 	skb_queue_purge(&qp->rxq);
 	if (!qp->user) {
 		qp->sq.ring->cons = qp->sq.ring->prod;
-		qp->rq.ring->cons = qp->rq.ring->prod;
+		if (!qp->srq)
+			qp->rq.ring->cons = qp->rq.ring->prod;
 	}
 	qp->sq_copy = READ_ONCE(qp->sq.ring->prod);
 	qp->sq_done = qp->sq_copy;
-	qp->rq_done = READ_ONCE(qp->rq.ring->prod);
+	qp->rq_done = qp->srq ? 0 : READ_ONCE(qp->rq.ring->prod);
 	qp->rq_base = qp->rq_done;
+	metaroce_srq_qp_reset(qp);
 	qp->sq_error = false;
 	qp->flushing = false;
 	WRITE_ONCE(qp->has_fatal_nak, false);
@@ -446,6 +466,7 @@ int metaroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
+	init->srq = ibqp->srq;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
 }
@@ -607,6 +628,11 @@ int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (qp->user) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
+	}
+	/* Receives go to the SRQ. */
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
 	}
 
 	spin_lock_irqsave(&qp->rq_post_lock, flags);

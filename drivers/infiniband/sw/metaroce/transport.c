@@ -287,6 +287,10 @@ static void metaroce_qp_flush(struct metaroce_qp *qp)
 	}
 	metaroce_sq_complete(qp);
 
+	if (qp->srq) {
+		metaroce_srq_qp_flush(qp);
+		return;
+	}
 	prod = metaroce_queue_prod_acquire(&qp->rq);
 	while (qp->rq_done != prod && prod - qp->rq_done <= qp->rq.num)
 		metaroce_rq_complete(qp, &wc, false);
@@ -595,6 +599,25 @@ static int metaroce_errno_nak(int err)
 	return err == -EMSGSIZE ? MR_NAK_INV_REQ : MR_NAK_REM_ACCESS;
 }
 
+/* A SEND to an SRQ QP: into the WQE bound to its RMSN (srq.c). */
+static int metaroce_rx_place_srq(struct metaroce_qp *qp, const struct mr_pkt *pkt,
+				 const u8 *payload)
+{
+	const struct metaroce_sge *sge;
+	u32 num_sge;
+	int ret;
+
+	ret = metaroce_srq_bind(qp, pkt->send.rmsn, &sge, &num_sge);
+	if (ret)
+		return ret;
+	if (pkt->mlen > metaroce_sgl_len(sge, num_sge))
+		ret = -EMSGSIZE;
+	else
+		ret = metaroce_sgl_copy(qp, sge, num_sge, pkt->moff, (void *)payload,
+					pkt->paylen, true);
+	return ret ? metaroce_errno_nak(ret) : 0;
+}
+
 /*
  * Place one data packet the core accepted (MR_RXC_PLACE). Returns 0 or the
  * NAK syndrome; *rnr_delay for MR_NAK_RNR.
@@ -612,6 +635,8 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
 	case MR_OP_SEND_INV:
+		if (qp->srq)
+			return metaroce_rx_place_srq(qp, pkt, payload);
 		idx = qp->rq_base + pkt->send.rmsn;
 		prod = metaroce_queue_prod_acquire(&qp->rq);
 		/* Not posted yet (or the RMSN is far off): receiver not ready. */
@@ -637,7 +662,11 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		if (pkt->opcode == MR_OP_WRITE_IMM) {
+		if (pkt->opcode == MR_OP_WRITE_IMM && qp->srq) {
+			ret = metaroce_srq_bind(qp, pkt->write.rmsn, NULL, NULL);
+			if (ret)
+				return ret;
+		} else if (pkt->opcode == MR_OP_WRITE_IMM) {
 			idx = qp->rq_base + pkt->write.rmsn;
 			prod = metaroce_queue_prod_acquire(&qp->rq);
 			if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
@@ -769,6 +798,14 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 		default:
 			wc.opcode = IB_WC_RECV;
 			break;
+		}
+		if (qp->srq) {
+			/* Cannot fail with one stream; never complete the wrong WQE. */
+			if (metaroce_srq_complete(qp, d.rmsn, &wc, d.se)) {
+				metaroce_qp_to_err(qp);
+				return;
+			}
+			continue;
 		}
 		if (qp->rq_base + d.rmsn != qp->rq_done) {
 			/* Cannot happen with one stream; never complete the wrong WQE. */

@@ -11,7 +11,9 @@
  * RDMA_WRITE_WITH_IMM, RDMA_READ, both atomics, REG_MR and LOCAL_INV,
  * unsignaled sends, an RNR wait, and the error completions of a bad rkey and
  * of a missing access right, READs and atomics answered by a responder left in
- * RTR. count=N streams N further 4 KiB SENDs with a
+ * RTR. Then two QPs on b share one SRQ and receive from two QPs on a: data,
+ * RNR on an empty SRQ, the SRQ limit event, and the last-WQE event of a QP
+ * moved to the error state. count=N streams N further 4 KiB SENDs with a
  * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Results
  * go to the kernel log as TAP lines prefixed "metaroce_rc_test: "; init
  * fails with -EINVAL if a test failed, and leaves nothing allocated.
@@ -762,6 +764,276 @@ static void test_rnr_exhausted(void)
 	pair_down();
 }
 
+/* Shared receive queue: two QPs on b take receives from one SRQ. */
+
+#define SRQ_DEPTH	64
+#define SRQ_MSGS	16	/* per peer */
+
+struct srq_test {
+	struct ib_srq *srq;
+	struct side a[2], b[2];	/* copies of sa/sb with their own QPs */
+	atomic_t limit_events;
+	atomic_t last_wqe[2];
+};
+
+static struct srq_test st;
+
+static void srq_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		atomic_inc(&st.limit_events);
+}
+
+static void srq_qp_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		atomic_inc(&st.last_wqe[(uintptr_t)ctx]);
+}
+
+static int srq_post(u64 wr_id, u32 off, u32 len)
+{
+	struct ib_sge sge = { .addr = (uintptr_t)sb.buf + off, .length = len,
+			      .lkey = sb.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_srq_recv(st.srq, &wr, NULL);
+}
+
+static int srq_setup(void)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = srq_event,
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = SRQ_DEPTH, .max_sge = 2 },
+	};
+	int i, ret;
+
+	memset(&st, 0, sizeof(st));
+	st.srq = ib_create_srq(sb.pd, &sattr);
+	if (IS_ERR(st.srq))
+		return PTR_ERR(st.srq);
+	for (i = 0; i < 2; i++) {
+		struct ib_qp_init_attr init = {
+			.event_handler = srq_qp_event,
+			.qp_context = (void *)(uintptr_t)i,
+			.send_cq = sb.cq,
+			.recv_cq = sb.cq,
+			.srq = st.srq,
+			.qp_type = IB_QPT_RC,
+			.sq_sig_type = IB_SIGNAL_REQ_WR,
+			.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		};
+
+		st.a[i] = sa;
+		st.b[i] = sb;
+		st.b[i].qp = ib_create_qp(sb.pd, &init);
+		if (IS_ERR(st.b[i].qp))
+			return PTR_ERR(st.b[i].qp);
+		st.b[i].psn = get_random_u32() & 0xffffff;
+		init.event_handler = NULL;
+		init.srq = NULL;
+		init.send_cq = sa.cq;
+		init.recv_cq = sa.cq;
+		init.cap = (struct ib_qp_cap){ .max_send_wr = TX_DEPTH, .max_recv_wr = 4,
+					       .max_send_sge = 1, .max_recv_sge = 1 };
+		st.a[i].qp = ib_create_qp(sa.pd, &init);
+		if (IS_ERR(st.a[i].qp))
+			return PTR_ERR(st.a[i].qp);
+		st.a[i].psn = get_random_u32() & 0xffffff;
+		ret = qp_connect(&st.a[i], &st.b[i], 7, true);
+		if (!ret)
+			ret = qp_connect(&st.b[i], &st.a[i], 7, true);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void srq_teardown(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		side_destroy_qp(&st.a[i]);
+		side_destroy_qp(&st.b[i]);
+	}
+	if (!IS_ERR_OR_NULL(st.srq))
+		ib_destroy_srq(st.srq);
+	st.srq = NULL;
+	drain_cq(sa.cq);
+	drain_cq(sb.cq);
+}
+
+/* Wait until @v reaches @want or the timeout. */
+static bool wait_atomic(atomic_t *v, int want)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+
+	while (atomic_read(v) < want && time_before(jiffies, end))
+		usleep_range(100, 200);
+	return atomic_read(v) == want;
+}
+
+/* Both peers send SRQ_MSGS each, interleaved; b's QPs receive through the SRQ. */
+static void test_srq_data(void)
+{
+	u32 seen[2] = {}, sent = 0, bad = 0, got = 0;
+	DECLARE_BITMAP(used, SRQ_DEPTH) = {};
+	struct ib_wc wc;
+	int i, ret = 0;
+
+	for (i = 0; i < 2 * SRQ_MSGS && !ret; i++)
+		ret = srq_post(i, i * 4096, 4096);
+	memset(sb.buf, 0, 2 * SRQ_MSGS * 4096);
+	/* Peer p's message k: 100 + 17 * k bytes of pattern p * 1000 + k, from its own area. */
+	for (i = 0; i < 2 * SRQ_MSGS && !ret; i++) {
+		int p = i & 1, k = i / 2;
+		u8 *src = sa.buf + (p * SRQ_MSGS + k) * 4096;
+
+		fill(src, 100 + 17 * k, p * 1000 + k);
+		ret = post_send(&st.a[p], i, IB_WR_SEND, (uintptr_t)src, 100 + 17 * k,
+				IB_SEND_SIGNALED);
+	}
+	while (!ret && sent < 2 * SRQ_MSGS && !wait_wc(sa.cq, &wc)) {
+		if (wc.status != IB_WC_SUCCESS)
+			bad++;
+		sent++;
+	}
+	while (!ret && got < 2 * SRQ_MSGS && !wait_wc(sb.cq, &wc)) {
+		int p = wc.qp == st.b[1].qp;
+		u32 k = seen[p]++, len = 100 + 17 * k;
+
+		got++;
+		if (wc.status != IB_WC_SUCCESS || wc.opcode != IB_WC_RECV ||
+		    (wc.qp != st.b[0].qp && wc.qp != st.b[1].qp) ||
+		    wc.wr_id >= 2 * SRQ_MSGS || test_and_set_bit(wc.wr_id, used) ||
+		    wc.byte_len != len ||
+		    memcmp(sb.buf + wc.wr_id * 4096, sa.buf + (p * SRQ_MSGS + k) * 4096, len)) {
+			if (!bad++)
+				pr_info("# srq receive %u: qp %d wr_id %llu len %u %s\n", got, p,
+					wc.wr_id, wc.byte_len, ib_wc_status_msg(wc.status));
+		}
+	}
+	report(!ret && !bad && sent == 2 * SRQ_MSGS && got == 2 * SRQ_MSGS &&
+	       seen[0] == SRQ_MSGS && seen[1] == SRQ_MSGS,
+	       "srq: two QPs, two peers, each WQE used once, per-QP order, data byte for byte",
+	       ret ? ret : (long)bad * 1000 + got);
+}
+
+static void test_srq_rnr(void)
+{
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	fill(sa.buf, 3000, 41);
+	memset(sb.buf, 0, 4096);
+	ret = post_send(&st.a[1], 50, IB_WR_SEND, (uintptr_t)sa.buf, 3000, IB_SEND_SIGNALED);
+	ok = !ret && no_wc(sa.cq, 50) && no_wc(sb.cq, 1);
+	report(ok, "srq: a send to an empty SRQ waits (RNR)", ret);
+	ret = srq_post(51, 0, 4096);
+	ok = !ret && !wait_wc(sa.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.wr_id == 50 &&
+		!wait_wc(sb.cq, &wc) && wc.status == IB_WC_SUCCESS && wc.wr_id == 51 &&
+		wc.qp == st.b[1].qp && wc.byte_len == 3000 && !memcmp(sa.buf, sb.buf, 3000);
+	report(ok, "srq: completes once a receive is posted to the SRQ", ret);
+}
+
+/* Send @n messages from peer @p and wait for both sides' completions. */
+static int srq_exchange(int p, int n)
+{
+	struct ib_wc wc;
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = post_send(&st.a[p], 60 + i, IB_WR_SEND, (uintptr_t)sa.buf, 64,
+				IB_SEND_SIGNALED);
+	for (i = 0; i < n && !ret; i++) {
+		if (wait_wc(sa.cq, &wc) || wc.status != IB_WC_SUCCESS ||
+		    wait_wc(sb.cq, &wc) || wc.status != IB_WC_SUCCESS)
+			ret = -EIO;
+	}
+	return ret;
+}
+
+static void test_srq_limit(void)
+{
+	struct ib_srq_attr attr = { .srq_limit = 4 };
+	struct ib_recv_wr wr = { .wr_id = 1 };
+	const struct ib_recv_wr *bad_wr = NULL;
+	struct ib_sge sge[8] = {};
+	bool ok;
+	int i, ret;
+
+	ret = ib_query_srq(st.srq, &attr);
+	ok = !ret && attr.max_wr >= SRQ_DEPTH && attr.max_sge >= 2 &&
+		attr.max_sge < ARRAY_SIZE(sge) && !attr.srq_limit;
+	report(ok, "srq: query reports at least what was asked, limit not armed", ret);
+	if (!ok)
+		return;
+	wr.sg_list = sge;
+	wr.num_sge = attr.max_sge + 1;
+	ret = ib_post_srq_recv(st.srq, &wr, &bad_wr);
+	attr.srq_limit = attr.max_wr + 1;
+	ok = ret == -EINVAL && bad_wr == &wr &&
+		ib_modify_srq(st.srq, &attr, IB_SRQ_LIMIT) == -EINVAL;
+	report(ok, "srq: more SGEs than max_sge and a limit above max_wr are refused", ret);
+	if (!ok)
+		return;
+
+	attr.srq_limit = 4;
+	ret = ib_modify_srq(st.srq, &attr, IB_SRQ_LIMIT);
+	for (i = 0; i < 6 && !ret; i++)
+		ret = srq_post(70 + i, i * 4096, 4096);
+	/* 6 -> 4 WQEs: not below the limit yet. */
+	if (!ret)
+		ret = srq_exchange(0, 2);
+	ok = !ret && no_wc(sb.cq, 0) && atomic_read(&st.limit_events) == 0;
+	report(ok, "srq limit 4: no event while 4 WQEs are left", ret);
+	if (!ret)
+		ret = srq_exchange(1, 1);
+	ok = !ret && wait_atomic(&st.limit_events, 1) && !ib_query_srq(st.srq, &attr) &&
+		attr.srq_limit == 0;
+	report(ok, "srq limit 4: one event when 3 are left, then disarmed", ret);
+	/* Use up the rest: the SRQ is empty again. */
+	if (!ret)
+		ret = srq_exchange(0, 3);
+	ok = !ret && atomic_read(&st.limit_events) == 1;
+	report(ok, "srq: no event once disarmed", ret);
+}
+
+static void test_srq_last_wqe(void)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	bool ok;
+	int ret;
+
+	ret = srq_post(80, 0, 4096);
+	if (!ret)
+		ret = srq_post(81, 4096, 4096);
+	if (!ret)
+		ret = ib_modify_qp(st.b[0].qp, &attr, IB_QP_STATE);
+	ok = !ret && wait_atomic(&st.last_wqe[0], 1) && no_wc(sb.cq, 20) &&
+		atomic_read(&st.last_wqe[1]) == 0;
+	report(ok, "srq: QP to error: last WQE reached, SRQ WQEs not flushed", ret);
+	fill(sa.buf, 64, 5);
+	ret = srq_exchange(1, 2);
+	report(!ret, "srq: the other QP still receives the SRQ's WQEs", ret);
+}
+
+static void test_srq(void)
+{
+	int ret = srq_setup();
+
+	report(!ret, "srq: create an SRQ and two RC QPs on it, connect to two peers", ret);
+	if (!ret) {
+		test_srq_data();
+		test_srq_rnr();
+		test_srq_limit();
+		test_srq_last_wqe();
+	}
+	srq_teardown();
+}
+
 static int __init metaroce_rc_test_init(void)
 {
 	int ret;
@@ -797,6 +1069,7 @@ static int __init metaroce_rc_test_init(void)
 	}
 	test_rtr_responder();
 	test_rnr_exhausted();
+	test_srq();
 out:
 	side_fini(&sa);
 	side_fini(&sb);
