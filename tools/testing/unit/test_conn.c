@@ -649,6 +649,31 @@ static void test_all_paths_dead_fails_with_retry_exceeded(void **state)
 	world_free(&w);
 }
 
+/*
+ * With a failure time (verbs: (retry_cnt + 1) local ACK timeouts) a dead fabric fails
+ * the connection no sooner than that after its last progress: RTOs go on past retry_cnt.
+ */
+static void test_failure_waits_for_the_verbs_timeout(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	world_init(&w, 4, 1, 2, 20);
+	mr_conn_set_fail_time(w.c[0], 2000 * 1000 * US);
+	for (i = 0; i < 2; i++)
+		w.path[i].dead_from = 1;
+	run(&w, 10 * 1000 * 1000 * US);
+	assert_int_equal(w.errors, 20);
+	assert_int_equal(w.first_err, MR_WC_RETRY_EXC);
+	assert_true(w.c[0]->failed);
+	/* failed at the first RTO 2 s after the first send, each RTO at most 64 ms apart */
+	assert_true(w.now >= 2000 * 1000 * US);
+	assert_true(w.now < 2000 * 1000 * US + 2 * MR_RTO_MAX_NS);
+	assert_true(w.c[0]->tx.stat_rto > 7);
+	world_free(&w);
+}
+
 static void test_ecn_marked_path_sheds_load(void **state)
 {
 	static struct world w;
@@ -1306,6 +1331,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_random_loss_keeps_window),
 	cmocka_unit_test(test_dead_path_is_retired),
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
+	cmocka_unit_test(test_failure_waits_for_the_verbs_timeout),
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),
 	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_send_write_read_mix),

@@ -379,6 +379,19 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	return 0;
 }
 
+/*
+ * The adaptive RTO retransmits long before the verbs local ACK timeout
+ * (4.096 us x 2^timeout) would, but the connection fails no sooner than
+ * verbs lets it: retry_cnt + 1 such timeouts without progress. timeout 0
+ * ("infinite" in verbs) leaves the failure to the retry count alone.
+ */
+static u64 metaroce_qp_fail_time(const struct metaroce_qp *qp)
+{
+	u8 t = min_t(u8, qp->attr.timeout, 31);
+
+	return t ? (qp->attr.retry_cnt + 1ULL) * (4096ULL << t) : 0;
+}
+
 /* RTR -> RTS: the send side. */
 static void metaroce_qp_to_rts(struct metaroce_qp *qp)
 {
@@ -387,6 +400,7 @@ static void metaroce_qp_to_rts(struct metaroce_qp *qp)
 
 	mr_conn_start_tx(qp->conn, qp->attr.sq_psn, ctok, qp->attr.retry_cnt,
 			 qp->attr.rnr_retry, metaroce_qp_max_rd_atomic(qp));
+	mr_conn_set_fail_time(qp->conn, metaroce_qp_fail_time(qp));
 }
 
 int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

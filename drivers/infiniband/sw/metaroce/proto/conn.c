@@ -965,6 +965,11 @@ void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt
 	c->tx_idle = false;
 }
 
+void mr_conn_set_fail_time(struct mr_conn *c, u64 fail_min_ns)
+{
+	c->tx.fail_min_ns = fail_min_ns;
+}
+
 u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn)
 {
 	u8 b[12];

@@ -285,6 +285,12 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
  */
 void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt, u8 rnr_retry,
 		      u8 max_rd_atomic);
+/*
+ * The connection fails no sooner than fail_min_ns after its last progress, however
+ * many RTOs expire before (verbs: (retry_cnt + 1) x the local ACK timeout). Call after
+ * mr_conn_start_tx(); 0 (the default) fails after retry_cnt RTOs alone.
+ */
+void mr_conn_set_fail_time(struct mr_conn *c, u64 fail_min_ns);
 /* The connection token of the packets snd_qpn sends to rcv_qpn from its first PSN snd_isn. */
 u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn);
 

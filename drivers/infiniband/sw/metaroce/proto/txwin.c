@@ -33,6 +33,7 @@ static void mr_txwin_arm_idle(struct mr_txwin *w, u64 now)
 	if (!w->in_flight && !w->nlost) {
 		w->rto_base_ns = now;
 		w->tlp_base_ns = now;
+		w->progress_ns = now;
 	}
 }
 
@@ -206,6 +207,7 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 
 	if (res->una_advanced) {
 		w->rto_base_ns = now;
+		w->progress_ns = now;
 		w->backoff = 0;
 		w->retries = 0;
 		w->tlp_cnt = 0;
@@ -333,7 +335,10 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 		return MR_TMR_NONE;
 
 	if (now >= w->rto_base_ns + rto_ns) {
-		if (++w->retries > w->retry_limit)
+		if (w->retries < U8_MAX)
+			w->retries++;
+		/* As verbs: never before retry_cnt + 1 local ACK timeouts without progress. */
+		if (w->retries > w->retry_limit && now - w->progress_ns >= w->fail_min_ns)
 			return MR_TMR_FAILED;
 		for (i = 0; i < n; i++) {
 			u32 psn = w->una + i;

@@ -65,6 +65,8 @@ struct mr_txwin {
 	u8	backoff;
 	u8	retries;	/* RTOs without progress */
 	u8	retry_limit;	/* verbs retry_cnt */
+	u64	progress_ns;	/* last advance of una, or first send into an empty window */
+	u64	fail_min_ns;	/* no failure sooner than this after progress_ns (0: none) */
 
 	u32	path_seq[MR_MAX_PATHS];	/* packets sent per path */
 	u32	path_hi[MR_MAX_PATHS];	/* 1 + highest path_seq acknowledged per path */
