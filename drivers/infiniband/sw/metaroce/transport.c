@@ -25,6 +25,8 @@
 #define METAROCE_RXQ_MAX	2048
 /* A pacing gap this short is waited out in the work item, not with the timer. */
 #define METAROCE_SPIN_NS	(20 * NSEC_PER_USEC)
+/* How long a due timer waits for queued packets to be read first. */
+#define METAROCE_TIMER_DEFER_NS	(1 * NSEC_PER_MSEC)
 
 struct metaroce_rx_cb {
 	struct in6_addr saddr;
@@ -1185,7 +1187,14 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (state == IB_QPS_RTS) {
 		while (!qp->sq_error && metaroce_sq_take_one(qp))
 			;
-		if (mr_conn_deadline(qp->conn) <= now)
+		/*
+		 * ACKs still queued (the work item ran late: a loaded host) may
+		 * acknowledge what the timer would declare lost: read them first,
+		 * for a while (a peer that floods us must not stop our timer).
+		 */
+		deadline = mr_conn_deadline(qp->conn);
+		if (deadline <= now && (skb_queue_empty(&qp->rxq) ||
+					deadline + METAROCE_TIMER_DEFER_NS <= now))
 			mr_conn_timer(qp->conn, now);
 		budget -= metaroce_qp_tx(qp, now, max(budget, 8));
 		metaroce_qp_send_completions(qp);
@@ -1257,7 +1266,13 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 
 int metaroce_transport_init(void)
 {
-	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI | WQ_UNBOUND, 0);
+	/*
+	 * Per CPU, not unbound: the work runs on the CPU that queued it (the
+	 * receive softirq, the timer, the doorbell), right after, with no wake-up
+	 * of another CPU. Such wake-ups cost more than the work itself, on a
+	 * virtual machine most of all.
+	 */
+	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
