@@ -23,8 +23,6 @@
 #define METAROCE_WORK_BUDGET	64
 /* Received packets a QP queues before it drops (the sender will retransmit). */
 #define METAROCE_RXQ_MAX	2048
-/* A pacing gap this short is waited out in the work item, not with the timer. */
-#define METAROCE_SPIN_NS	(20 * NSEC_PER_USEC)
 /* How long a due timer waits for queued packets to be read first. */
 #define METAROCE_TIMER_DEFER_NS	(1 * NSEC_PER_MSEC)
 
@@ -1220,10 +1218,13 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		deadline = qp->conn->ack_due_ns ? qp->conn->ack_due_ns : U64_MAX;
 	if (deadline == U64_MAX)
 		return false;
+	/*
+	 * Never spin, not even for a short gap: a work item that requeues itself
+	 * keeps its CPU from the softirq and the process it waits for.
+	 */
 	now = ktime_get_ns();
-	if (deadline <= now + METAROCE_SPIN_NS)
-		return true;
-	hrtimer_start(&qp->timer, ns_to_ktime(deadline - now), HRTIMER_MODE_REL);
+	hrtimer_start(&qp->timer, ns_to_ktime(deadline > now ? deadline - now : 0),
+		      HRTIMER_MODE_REL);
 	return false;
 }
 
