@@ -1267,13 +1267,7 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 
 int metaroce_transport_init(void)
 {
-	/*
-	 * Per CPU, not unbound: the work runs on the CPU that queued it (the
-	 * receive softirq, the timer, the doorbell), right after, with no wake-up
-	 * of another CPU. Such wake-ups cost more than the work itself, on a
-	 * virtual machine most of all.
-	 */
-	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI, 0);
+	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI | WQ_UNBOUND, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
