@@ -148,7 +148,7 @@ static void test_random_loss_does_not_cut(void **state)
 		if (i % 10 == 9) {
 			/* the packet sent one RTT ago did not arrive; its path: jitter, no queue */
 			assert_false(mr_cc_on_loss(&cc, now, SRTT, now - SRTT, SRTT + 2 * US,
-						   SRTT));
+						   SRTT, 0));
 			lost++;
 			continue;
 		}
@@ -177,19 +177,19 @@ static void test_loss_with_ce_cuts(void **state)
 	assert_int_equal(pkts(&cc), 64);
 	w = cc.cwnd;
 	/* a loss from the same window within the RTT: the same event, no second cut */
-	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, SRTT, SRTT));
+	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, SRTT, SRTT, 0));
 	assert_int_equal(cc.cwnd, w);
 	/* a packet sent before the mark, found lost an RTT later: congestive, 1/8 off */
-	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, SRTT, SRTT));
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, SRTT, SRTT, 0));
 	assert_int_equal(pkts(&cc), 56);
 	w = cc.cwnd;
 	/* a packet sent after the last mark: random, no cut however late */
-	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, SRTT, SRTT));
+	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, SRTT, SRTT, 0));
 	assert_int_equal(cc.cwnd, w);
 	/* a mark reported at the very time the packet was sent still counts */
 	mr_cc_on_ack(&cc, t + 6 * SRTT, SRTT, 12, 12, 0, 1);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, SRTT, SRTT));
+	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, SRTT, SRTT, 0));
 	assert_int_equal(pkts(&cc), 112);
 	assert_int_equal(cc.stat_loss_cong, 3);
 	assert_int_equal(cc.stat_loss_random, 1);
@@ -204,19 +204,29 @@ static void test_loss_with_queueing_delay_cuts(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* min 20 us: the threshold is min / 2 = 10 us of queueing */
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 30 * US, 20 * US));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 30 * US, 20 * US, 0));
 	assert_int_equal(pkts(&cc), 128);
-	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 30 * US + 1, 20 * US));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 30 * US + 1, 20 * US, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* min 4 us: the floor of 4 us applies, not min / 2 */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 8 * US, 4 * US));
-	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 8 * US + 1, 4 * US));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, 8 * US, 4 * US, 0));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, 8 * US + 1, 4 * US, 0));
+	assert_int_equal(pkts(&cc), 112);
+	/* jitter: srtt 2 ms above a 20 us minimum, but rttvar 1.4 ms, is no queue */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, 2000 * US, 20 * US,
+				   1400 * US));
+	assert_int_equal(pkts(&cc), 128);
+	/* a standing queue of 1 ms with 100 us of variation is one */
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, 1020 * US, 20 * US,
+				  100 * US));
 	assert_int_equal(pkts(&cc), 112);
 	/* no minimum yet: no opinion */
 	mr_cc_init(&cc, 4096);
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, 1000 * US, 0));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, 1000 * US, 0, 0));
 }
 
 static void test_congestive_loss_once_per_rtt_and_rto(void **state)
@@ -227,17 +237,17 @@ static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* losses on a path with a 90 us queue */
-	mr_cc_on_loss(&cc, SRTT, SRTT, 0, 100 * US, 10 * US);
+	mr_cc_on_loss(&cc, SRTT, SRTT, 0, 100 * US, 10 * US, 0);
 	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
-	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, 100 * US, 10 * US);	/* same RTT: one episode */
+	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, 100 * US, 10 * US, 0);	/* same RTT: one episode */
 	assert_int_equal(pkts(&cc), 112);
-	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, 100 * US, 10 * US);
+	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, 100 * US, 10 * US, 0);
 	assert_int_equal(pkts(&cc), 98);
 	/* an RTO resets the window whatever the evidence */
 	mr_cc_on_rto(&cc);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	/* never below one packet */
-	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, 100 * US, 10 * US);
+	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, 100 * US, 10 * US, 0);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 }
 
@@ -285,8 +295,8 @@ static void test_rate_hint_caps_window_and_pace(void **state)
 	(void)state;
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 256 << MR_FP_SHIFT;
-	/* no hint: window rate only, 20 us / 256 packets */
-	assert_int_equal(mr_cc_gap_ns(&cc, SRTT, 4096), SRTT / 256);
+	/* no hint: twice the window rate, 20 us / (2 x 256 packets) */
+	assert_int_equal(mr_cc_gap_ns(&cc, SRTT, 4096), SRTT / (MR_PACE_GAIN * 256));
 	/*
 	 * 10 Gbit/s fair share, srtt 20 us: 25000 bytes in flight = 6 packets of 4 KiB;
 	 * 4096 bytes every 3276 ns.
@@ -294,9 +304,9 @@ static void test_rate_hint_caps_window_and_pace(void **state)
 	mr_cc_on_ack(&cc, SRTT, SRTT, 0, 1, 10000, 1);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 6);
 	assert_int_equal(pkts(&cc), 6);
-	/* paced by the slower of the two: 6 packets per 20 us here, not the 3277 ns hint */
+	/* paced by the slower of the two: the 3277 ns hint, not 12 packets per 20 us */
 	gap = mr_cc_gap_ns(&cc, SRTT, 4096);
-	assert_int_equal(gap, SRTT / 6);
+	assert_int_equal(gap, 4096ULL * 8000 / 10000);
 	assert_true(gap >= 4096ULL * 8000 / 10000);
 	/* with a full window the hint is what paces */
 	cc.cwnd = 256 << MR_FP_SHIFT;

@@ -956,6 +956,41 @@ static void test_rx_checks(void **state)
 	free(c);
 }
 
+/* Paced at twice the window rate, from a schedule: a late sender catches up by 8 at most. */
+static void test_pacing_schedule_and_burst(void **state)
+{
+	struct mr_conn *c = conn_new(1, 2, 1, 1, 0, 0);
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 64 * 4096, .rkey = 1 };
+	u64 gap, t = 1000 * US;
+	struct mr_tx_pkt tp;
+	u32 i, n;
+
+	(void)state;
+	assert_int_equal(mr_conn_post(c, &wr), 0);
+	c->paths.conn.srtt = 320 * US;
+	c->cc.cwnd = 64 << MR_FP_SHIFT;
+	gap = mr_cc_gap_ns(&c->cc, c->paths.conn.srtt, 4096);
+	assert_int_equal(gap, 320 * US / (MR_PACE_GAIN * 64));
+	/* long idle: a burst of MR_PACE_BURST, then one per gap */
+	for (n = 0; mr_conn_tx(c, t, &tp); n++)
+		;
+	assert_int_equal(n, MR_PACE_BURST);
+	assert_false(mr_conn_tx(c, t + gap - 1, &tp));
+	assert_true(mr_conn_tx(c, t + gap, &tp));
+	assert_false(mr_conn_tx(c, t + gap, &tp));
+	/* woken 3 gaps late: the 3 missed packets go now, the schedule holds */
+	t += 5 * gap;
+	for (n = 0; mr_conn_tx(c, t, &tp); n++)
+		;
+	assert_int_equal(n, 4);
+	/* on time: one per gap */
+	for (i = 1; i <= 4; i++) {
+		assert_true(mr_conn_tx(c, t + i * gap, &tp));
+		assert_false(mr_conn_tx(c, t + i * gap, &tp));
+	}
+	free(c);
+}
+
 static void test_post_checks_and_rnr(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 1, 2, 50, 0);
@@ -1339,6 +1374,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reads_both_ways_with_full_queues),
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
+	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),
 	cmocka_unit_test(test_rtr_responder_reads_and_atomics),
 	cmocka_unit_test(test_rtr_cmp_swap_and_disn_checks),

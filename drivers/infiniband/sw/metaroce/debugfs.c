@@ -48,9 +48,11 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 	seq_printf(s, "  tx: una %u nxt %u in_flight %u lost %u retries %u backoff %u\n",
 		   c->tx.una, c->tx.nxt, c->tx.in_flight, c->tx.nlost, c->tx.retries,
 		   c->tx.backoff);
-	seq_printf(s, "  cc: cwnd %u alpha %u rate_hint %u srtt_ns %llu rttvar_ns %llu\n",
+	seq_printf(s, "  cc: cwnd %u alpha %u rate_hint %u srtt_ns %llu rttvar_ns %llu min_rtt_ns %llu\n",
 		   c->cc.cwnd >> MR_FP_SHIFT, c->cc.alpha, c->cc.rate_hint,
-		   c->paths.conn.srtt, c->paths.conn.rttvar);
+		   c->paths.conn.srtt, c->paths.conn.rttvar, c->paths.conn.min);
+	seq_printf(s, "  loss: congestive %llu random %llu paths_retired %llu\n",
+		   c->cc.stat_loss_cong, c->cc.stat_loss_random, c->paths.stat_retired);
 	seq_printf(s, "  sent: pkts %llu retx %llu spurious %llu probes %llu rto %llu acks %llu\n",
 		   c->stats.tx_pkts, c->tx.stat_retx, c->tx.stat_spurious,
 		   c->stats.tx_probes, c->tx.stat_rto, c->stats.acks_sent);

@@ -23,8 +23,8 @@
 #define METAROCE_WORK_BUDGET	64
 /* Received packets a QP queues before it drops (the sender will retransmit). */
 #define METAROCE_RXQ_MAX	2048
-/* A pacing gap this short is waited out in the work item, not with the timer. */
-#define METAROCE_SPIN_NS	(20 * NSEC_PER_USEC)
+/* How long a due timer waits for queued packets to be read first. */
+#define METAROCE_TIMER_DEFER_NS	(1 * NSEC_PER_MSEC)
 
 struct metaroce_rx_cb {
 	struct in6_addr saddr;
@@ -1221,7 +1221,14 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (state == IB_QPS_RTS)
 		while (!qp->sq_error && metaroce_sq_take_one(qp))
 			;
-	if (mr_conn_deadline(qp->conn) <= now)
+	/*
+	 * ACKs still queued (the work item ran late: a loaded host) may
+	 * acknowledge what the timer would declare lost: read them first, for a
+	 * while (a peer that floods us must not stop our timer).
+	 */
+	deadline = mr_conn_deadline(qp->conn);
+	if (deadline <= now && (skb_queue_empty(&qp->rxq) ||
+				deadline + METAROCE_TIMER_DEFER_NS <= now))
 		mr_conn_timer(qp->conn, now);
 	budget -= metaroce_qp_tx(qp, now, max(budget, 8));
 	if (state == IB_QPS_RTS)
@@ -1238,10 +1245,13 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	deadline = mr_conn_deadline(qp->conn);
 	if (deadline == U64_MAX)
 		return false;
+	/*
+	 * Never spin, not even for a short gap: a work item that requeues itself
+	 * keeps its CPU from the softirq and the process it waits for.
+	 */
 	now = ktime_get_ns();
-	if (deadline <= now + METAROCE_SPIN_NS)
-		return true;
-	hrtimer_start(&qp->timer, ns_to_ktime(deadline - now), HRTIMER_MODE_REL);
+	hrtimer_start(&qp->timer, ns_to_ktime(deadline > now ? deadline - now : 0),
+		      HRTIMER_MODE_REL);
 	return false;
 }
 

@@ -125,21 +125,24 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
  * Congestion evidence for a packet sent at sent_ns on a path: marks reported since it was
  * sent, or the path's smoothed RTT well above its minimum (a queue on that path, marked
  * or not). Smoothed, so that jitter and the spread of the reverse paths the ACKs take do
- * not pass for a queue.
+ * not pass for a queue; and by more than twice the RTT's variation, which is how far
+ * jitter alone lifts the smoothed RTT.
  */
 static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, u64 path_srtt_ns,
-			    u64 path_min_ns)
+			    u64 path_min_ns, u64 path_rttvar_ns)
 {
+	u64 q = max_t(u64, path_min_ns / 2, MR_CC_QDELAY_MIN_NS);
+
 	if (cc->ce_seen && cc->last_ce_ns >= sent_ns)
 		return true;
-	return path_min_ns &&
-	       path_srtt_ns > path_min_ns + max_t(u64, path_min_ns / 2, MR_CC_QDELAY_MIN_NS);
+	q = max_t(u64, q, 2 * path_rttvar_ns);
+	return path_min_ns && path_srtt_ns > path_min_ns + q;
 }
 
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
-		   u64 path_min_ns)
+		   u64 path_min_ns, u64 path_rttvar_ns)
 {
-	if (!mr_cc_congested(cc, sent_ns, path_srtt_ns, path_min_ns)) {
+	if (!mr_cc_congested(cc, sent_ns, path_srtt_ns, path_min_ns, path_rttvar_ns)) {
 		cc->stat_loss_random++;
 		return false;
 	}
@@ -168,9 +171,9 @@ u64 mr_cc_gap_ns(const struct mr_cc *cc, u64 srtt_ns, u32 bytes)
 {
 	u64 gap = 0;
 
-	/* Window rate: cwnd packets per srtt. */
+	/* Twice the window rate: the window limits, pacing only spreads it. */
 	if (srtt_ns)
-		gap = div64_u64(srtt_ns << MR_FP_SHIFT, cc->cwnd);
+		gap = div64_u64(srtt_ns << MR_FP_SHIFT, (u64)cc->cwnd * MR_PACE_GAIN);
 	/* Hint rate: bytes x 8 bits / (Mbit/s) = bytes x 8000 / hint ns. */
 	if (cc->rate_hint)
 		gap = max_t(u64, gap, div_u64((u64)bytes * 8000, cc->rate_hint));

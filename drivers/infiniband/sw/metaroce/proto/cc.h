@@ -40,13 +40,13 @@ void mr_cc_init(struct mr_cc *cc, u32 mtu);
 void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
 		  u32 rate_hint, u32 newly_acked);
 /*
- * A packet last sent at sent_ns on a path whose smoothed and minimum RTT are now
- * path_srtt_ns and path_min_ns was declared lost. Cuts cwnd only with congestion
- * evidence: CE marks reported at or after sent_ns, or queueing on the path; returns true
- * if the loss counted as congestive.
+ * A packet last sent at sent_ns on a path whose smoothed RTT, minimum RTT and RTT
+ * variation are now path_srtt_ns, path_min_ns and path_rttvar_ns was declared lost.
+ * Cuts cwnd only with congestion evidence: CE marks reported at or after sent_ns, or
+ * queueing on the path; returns true if the loss counted as congestive.
  */
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
-		   u64 path_min_ns);
+		   u64 path_min_ns, u64 path_rttvar_ns);
 void mr_cc_on_rto(struct mr_cc *cc);
 /* Packets that may be in flight now. */
 u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns);

@@ -337,6 +337,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	u64 srtt = c->paths.conn.srtt;
 	u32 wnd = mr_cc_window(&c->cc, srtt);
 	bool sent = false;
+	u64 gap;
 	u32 psn;
 
 	if (c->failed || now < c->next_tx_ns)
@@ -365,7 +366,15 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 		return false;
 
 	c->stats.tx_pkts++;
-	c->next_tx_ns = now + mr_cc_gap_ns(&c->cc, srtt, out->hdr.paylen + out->hdr.hdrlen);
+	/*
+	 * Pace from the schedule, not from now: a timer that fires late (a loaded or
+	 * emulated host) leaves credit for up to MR_PACE_BURST packets back to back, so
+	 * that the average rate is the paced one.
+	 */
+	gap = mr_cc_gap_ns(&c->cc, srtt, out->hdr.paylen + out->hdr.hdrlen);
+	if (now > (MR_PACE_BURST - 1) * gap)
+		c->next_tx_ns = max_t(u64, c->next_tx_ns, now - (MR_PACE_BURST - 1) * gap);
+	c->next_tx_ns += gap;
 	return true;
 }
 
@@ -437,7 +446,8 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
-	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min);
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min,
+		      prtt->rttvar);
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Sourced by the benchmarks in tools/bench/ (after selftests/metaroce/lib.sh): two endpoints
+# of one driver, and netem loss on the link between them.
+
+# Each setup_* fills the endpoints: server device/node/GID, client device/node/GID, server IP,
+# extra perftest flags, and the "node:interface" list that netem impairs.
+setup_rxe() {
+	rootpair_setup
+	rdma_add rxe rxe0 - veth0 && rdma_add rxe rxe1 - veth1 || return
+	rdma_wait_active rxe0 && rdma_wait_active rxe1 || return
+	SRV=rxe1 NSRV=- GSRV=$(gid_index rxe1 192.0.2.2) || return
+	CLI=rxe0 NCLI=- GCLI=$(gid_index rxe0 192.0.2.1) || return
+	IP=192.0.2.2 EXTRA=() IMPAIR=(-:veth0 -:veth1)
+}
+
+# siw is iWARP: connections go through rdma_cm (-R), which picks the GIDs.
+setup_siw() {
+	node_add s1
+	node_add s2
+	link_add s1 eth1 10.0.1.1 s2 eth2 10.0.1.2
+	rdma_add siw siw1 s1 eth1 && rdma_add siw siw2 s2 eth2 || return
+	rdma_wait_active siw1 && rdma_wait_active siw2 || return
+	SRV=siw2 NSRV=s2 GSRV=- CLI=siw1 NCLI=s1 GCLI=- IP=10.0.1.2 EXTRA=(-R)
+	IMPAIR=(s1:eth1 s2:eth2)
+}
+
+# MetaRoCE devices live in their netdev's namespace, one node each.
+setup_metaroce() {
+	node_add m1
+	node_add m2
+	link_add m1 eth1 10.0.2.1 m2 eth2 10.0.2.2
+	rdma_add metaroce mr1 m1 eth1 && rdma_add metaroce mr2 m2 eth2 || return
+	rdma_wait_active mr1 && rdma_wait_active mr2 || return
+	SRV=mr2 NSRV=m2 GSRV=$(gid_index mr2 10.0.2.2) || return
+	CLI=mr1 NCLI=m1 GCLI=$(gid_index mr1 10.0.2.1) || return
+	IP=10.0.2.2 EXTRA=() IMPAIR=(m1:eth1 m2:eth2)
+}
+
+impair() {
+	local l
+	for l in "${IMPAIR[@]}"; do
+		if [ "$1" = 0 ]; then
+			on "${l%%:*}" tc qdisc del dev "${l#*:}" root 2>/dev/null
+		else
+			netem "${l%%:*}" "${l#*:}" loss "$1%"
+		fi
+	done
+}
+
+# lat_pair SRV NSRV GSRV CLI NCLI GCLI IP [perftest args]: ib_write_lat between the two
+# endpoints; prints the client's result row (bytes, iterations, t_min, t_max, t_typical,
+# t_avg, t_stdev, 99%, 99.9%, in microseconds).
+lat_pair() {
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port try
+	local -a xsrv=() xcli=()
+	shift 7
+	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
+	[ "$gcli" = - ] || xcli=(-x "$gcli")
+	port=$(next_port)
+	on "$nsrv" timeout 120 ib_write_lat -d "$srv" "${xsrv[@]}" -p "$port" -F "$@" \
+		>/tmp/lat-server.$$ 2>&1 &
+	spid=$!
+	wait_listen "$nsrv" "$port" "$spid"
+	for try in 1 2 3 4 5; do
+		rc=0
+		out=$(on "$ncli" timeout 120 ib_write_lat -d "$cli" "${xcli[@]}" -p "$port" -F \
+			"$@" "$ip" 2>&1) || rc=$?
+		[ "$rc" -eq 0 ] && break
+		kill -0 "$spid" 2>/dev/null || break
+		grep -qE 'Unable to init the socket connection|Couldn.t connect' <<<"$out" || break
+		sleep 2
+	done
+	[ "$rc" -ne 0 ] && kill "$spid" 2>/dev/null
+	wait "$spid" || rc=$((rc ? rc : $?))
+	rm -f /tmp/lat-server.$$
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | sed 's/^/# client: /' >&2
+		return "$rc"
+	fi
+	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 7 { row = $0 } END { if (row == "") exit 1; print row }'
+}
