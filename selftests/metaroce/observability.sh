@@ -4,8 +4,8 @@
 # VM selftest: what an operator sees when one network path of a connection dies. Two nodes,
 # a MetaRoCE device on each; node a's egress drops every UDP datagram whose source port is a
 # multiple of 8, so exactly one of a connection's 8 consecutive path ports is dead from a to
-# b. metaroce_rc_test.ko streams sends across it. Checked: the traffic still completes; the
-# QP's per-path state in debugfs shows the path retired while it runs; the device counters
+# b. Checked: debugfs shows the path retired in an ib_write_bw QP's per-path state;
+# metaroce_rc_test.ko's operations and a stream of sends complete across it; the device counters
 # (rdma statistic) count the losses, their retransmissions and the path change; the
 # metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
 # the module parameter paths was 2: its QPs have two paths, and a stream makes no fast
@@ -18,6 +18,11 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=selftests/metaroce/lib.sh
 . "$TOP/selftests/metaroce/lib.sh"
 require_vm
+
+if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
+   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
+	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
+fi
 
 KOBJ=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
 TEST_KO=$KOBJ/tests/metaroce_rc_test.ko
@@ -71,6 +76,26 @@ two_path_device() {
 	return $rc
 }
 
+# bw_start: ib_write_bw from a to b for far longer than needed, in the background
+# (BW_PIDS): its QPs stay while debugfs is read; bw_stop ends it.
+bw_start() {
+	local port
+	port=$(next_port)
+	on b ib_write_bw -d mr_b -x "$(gid_index mr_b 10.8.0.2)" -p "$port" -s 65536 \
+		-n 1000000 >/dev/null 2>&1 &
+	BW_PIDS=($!)
+	wait_listen b "$port" "${BW_PIDS[0]}" || return 1
+	on a ib_write_bw -d mr_a -x "$(gid_index mr_a 10.8.0.1)" -p "$port" -s 65536 \
+		-n 1000000 10.8.0.2 >/dev/null 2>&1 &
+	BW_PIDS+=($!)
+}
+
+bw_stop() {
+	kill -9 "${BW_PIDS[@]}" 2>/dev/null
+	wait "${BW_PIDS[@]}" 2>/dev/null
+	BW_PIDS=()
+}
+
 stream() {
 	insmod "$TEST_KO" a=mr_a b=mr_b count="$1" 2>/dev/null
 	local rc=$?
@@ -78,7 +103,9 @@ stream() {
 	return $rc
 }
 
+BW_PIDS=()
 observe_cleanup() {
+	bw_stop
 	[ -d "$TRACING/events/metaroce" ] && echo 0 >"$TRACING/events/metaroce/enable"
 	cleanup
 }
@@ -100,17 +127,21 @@ kill_one_path() {
 }
 
 ktap_plan 12
-ktap_check "two nodes, a MetaRoCE device on each" setup || ktap_finish
+# In this shell, not in ktap_check's subshell: cleanup must know the nodes it made.
+setup
+rc=$?
+ktap_result "two nodes, a MetaRoCE device on each" $rc
+[ "$rc" -eq 0 ] || ktap_finish
 [ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
 ktap_check "tracepoints metaroce:* exist and enable" \
 	sh -c "echo > $TRACING/trace && echo 1 > $TRACING/events/metaroce/enable"
 ktap_check "one path of eight dropped by tc on a's egress" kill_one_path
 
-stream 1500 &
-loader=$!
-ktap_check "debugfs shows the stream's QP with a retired path" \
+bw_start
+ktap_check "debugfs shows an ib_write_bw QP with a retired path" \
 	wait_for 120 grep -E 'path [0-9]+: retired' "$QPS"
-wait "$loader"
+bw_stop
+stream 1500
 ktap_result "every RC operation and a 1500-send stream complete over the dead path" $? \
 	"$(dmesg | grep metaroce_rc_test | grep -v '^.* ok ' | tail -n 20)"
 ktap_check "counters: pkts_lost, retransmissions, path_changes" lost_and_resent mr_a
@@ -123,12 +154,12 @@ ktap_check "tracepoint metaroce_retransmit" traced metaroce_retransmit dev=mr_a
 # still fire spuriously: under TCG an ACK can take longer than the RTO estimate.)
 on a tc qdisc del dev va clsact
 ktap_check "mr_a again, created while the module parameter paths is 2" two_path_device
-before=$(counter mr_a retrans_fast)
-stream 2000 &
-loader=$!
+bw_start
 ktap_check "its QPs have 2 paths although the parameter is back at 8" \
 	wait_for 60 sh -c "grep -q 'path 1:' $QPS && ! grep -q 'path 2:' $QPS"
-wait "$loader"
+bw_stop
+before=$(counter mr_a retrans_fast)
+stream 500
 ktap_result "clean link: the stream completes without a fast retransmission" \
 	$(( $? != 0 || $(counter mr_a retrans_fast) != before )) \
 	"retrans_fast went from $before to $(counter mr_a retrans_fast)"

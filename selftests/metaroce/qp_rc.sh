@@ -54,7 +54,11 @@ setup() {
 
 ktap_plan 7
 modprobe rdma_cm
-ktap_check "two nodes, a MetaRoCE device on each" setup || ktap_finish
+# In this shell, not in ktap_check's subshell: cleanup must know the nodes it made.
+setup
+rc=$?
+ktap_result "two nodes, a MetaRoCE device on each" $rc
+[ "$rc" -eq 0 ] || ktap_finish
 
 rc_test "every RC operation, clean link"
 rc_test "rdma_cm: connect, send, read, disconnect across namespaces" "$CM_KO" \
