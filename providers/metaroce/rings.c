@@ -613,12 +613,57 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
+/*
+ * Writes receive WQEs into @r from *@prod on and publishes them; the caller
+ * holds the ring's lock. Shared by QP receive queues and SRQs.
+ */
+int metaroce_uring_post_recv(struct metaroce_uring *r, uint32_t *prod,
+			     uint32_t max_sge, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr)
+{
+	unsigned int posted = 0;
+	int ret = 0, i;
+
+	for (; wr; wr = wr->next) {
+		uint32_t cons = metaroce_load_acquire(&r->hdr->cons);
+		struct metaroce_recv_wqe *wqe;
+		struct metaroce_sge *sge;
+
+		if (*prod - cons >= r->num) {
+			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge ||
+		    (wr->num_sge && !wr->sg_list)) {
+			ret = EINVAL;
+			break;
+		}
+		wqe = metaroce_uring_entry(r, *prod);
+		sge = (struct metaroce_sge *)(wqe + 1);
+		memset(wqe, 0, sizeof(*wqe));
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		(*prod)++;
+		posted++;
+	}
+	if (posted)
+		/* The WQEs are written before the kernel may take them. */
+		metaroce_store_release(&r->hdr->prod, *prod);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
 int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr)
 {
 	struct metaroce_qp *qp = to_mqp(ibqp);
-	unsigned int posted = 0;
-	int ret = 0, i;
+	int ret;
 
 	/*
 	 * No receive ring: the QP receives through its SRQ. And no receive
@@ -630,38 +675,8 @@ int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 
 	pthread_spin_lock(&qp->rq_lock);
-	for (; wr; wr = wr->next) {
-		uint32_t cons = metaroce_load_acquire(&qp->rq.hdr->cons);
-		struct metaroce_recv_wqe *wqe;
-		struct metaroce_sge *sge;
-
-		if (qp->rq_prod - cons >= qp->rq.num) {
-			ret = ENOMEM;
-			break;
-		}
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_recv_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
-			ret = EINVAL;
-			break;
-		}
-		wqe = metaroce_uring_entry(&qp->rq, qp->rq_prod);
-		sge = (struct metaroce_sge *)(wqe + 1);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		qp->rq_prod++;
-		posted++;
-	}
-	if (posted)
-		metaroce_store_release(&qp->rq.hdr->prod, qp->rq_prod);
+	ret = metaroce_uring_post_recv(&qp->rq, &qp->rq_prod, qp->max_recv_sge,
+				       wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
-
-	if (ret)
-		*bad_wr = wr;
 	return ret;
 }

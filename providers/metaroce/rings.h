@@ -53,6 +53,9 @@ int metaroce_uring_map(struct metaroce_uring *r,
 		       const struct metaroce_ring_info *info,
 		       int cmd_fd, uint32_t min_entry_size);
 void metaroce_uring_unmap(struct metaroce_uring *r);
+int metaroce_uring_post_recv(struct metaroce_uring *r, uint32_t *prod,
+			     uint32_t max_sge, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
 
 struct metaroce_cq {
 	union {

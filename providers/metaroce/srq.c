@@ -128,43 +128,11 @@ int metaroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			   struct ibv_recv_wr **bad_wr)
 {
 	struct metaroce_srq *srq = to_msrq(ibsrq);
-	unsigned int posted = 0;
-	int ret = 0, i;
+	int ret;
 
 	pthread_spin_lock(&srq->lock);
-	for (; wr; wr = wr->next) {
-		uint32_t cons = metaroce_load_acquire(&srq->rq.hdr->cons);
-		struct metaroce_recv_wqe *wqe;
-		struct metaroce_sge *sge;
-
-		if (srq->prod - cons >= srq->rq.num) {
-			ret = ENOMEM;
-			break;
-		}
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge ||
-		    (wr->num_sge && !wr->sg_list)) {
-			ret = EINVAL;
-			break;
-		}
-		wqe = metaroce_uring_entry(&srq->rq, srq->prod);
-		sge = (struct metaroce_sge *)(wqe + 1);
-		memset(wqe, 0, sizeof(*wqe));
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		srq->prod++;
-		posted++;
-	}
-	if (posted)
-		/* The WQEs are written before the kernel may take them. */
-		metaroce_store_release(&srq->rq.hdr->prod, srq->prod);
+	ret = metaroce_uring_post_recv(&srq->rq, &srq->prod, srq->max_sge, wr,
+				       bad_wr);
 	pthread_spin_unlock(&srq->lock);
-
-	if (ret)
-		*bad_wr = wr;
 	return ret;
 }
