@@ -635,9 +635,7 @@ int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct metaroce_qp *qp = to_mqp(ibqp);
 	unsigned long flags;
-	int ret = 0;
-	u32 prod;
-	int i;
+	int ret;
 
 	if (qp->user) {
 		*bad_wr = wr;
@@ -650,35 +648,8 @@ int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&qp->rq_post_lock, flags);
-	prod = qp->rq.ring->prod;
-	for (; wr; wr = wr->next) {
-		struct metaroce_recv_wqe *wqe;
-		struct metaroce_sge *sge;
-
-		if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (prod - metaroce_queue_cons_acquire(&qp->rq) >= qp->rq.num) {
-			ret = -ENOMEM;
-			break;
-		}
-		wqe = metaroce_queue_entry(&qp->rq, prod);
-		sge = (void *)(wqe + 1);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		wqe->reserved = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		prod++;
-		metaroce_queue_prod_release(&qp->rq, prod);
-	}
+	ret = metaroce_queue_post_recv(&qp->rq, qp->max_recv_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq_post_lock, flags);
-	if (ret)
-		*bad_wr = wr;
 	/* A receive may be what a message waits for (RNR), or to be flushed. */
 	metaroce_qp_kick(qp);
 	return ret;

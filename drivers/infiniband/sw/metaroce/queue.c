@@ -101,3 +101,44 @@ void metaroce_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	vfree(entry->buf);
 	kfree(entry);
 }
+
+/*
+ * Writes kernel receive WQEs into @q and publishes each; the caller holds the
+ * queue's post lock. Shared by QP receive queues and SRQs.
+ */
+int metaroce_queue_post_recv(struct metaroce_queue *q, u32 max_sge,
+			     const struct ib_recv_wr *wr,
+			     const struct ib_recv_wr **bad_wr)
+{
+	u32 prod = q->ring->prod;
+	int ret = 0, i;
+
+	for (; wr; wr = wr->next) {
+		struct metaroce_recv_wqe *wqe;
+		struct metaroce_sge *sge;
+
+		if (wr->num_sge < 0 || (u32)wr->num_sge > max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (prod - metaroce_queue_cons_acquire(q) >= q->num) {
+			ret = -ENOMEM;
+			break;
+		}
+		wqe = metaroce_queue_entry(q, prod);
+		sge = (void *)(wqe + 1);
+		wqe->wr_id = wr->wr_id;
+		wqe->num_sge = wr->num_sge;
+		wqe->reserved = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = wr->sg_list[i].addr;
+			sge[i].length = wr->sg_list[i].length;
+			sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		prod++;
+		metaroce_queue_prod_release(q, prod);
+	}
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}

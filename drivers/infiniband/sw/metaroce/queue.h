@@ -34,6 +34,9 @@ int metaroce_queue_init(struct metaroce_queue *q, u32 num, u32 entry_size);
 int metaroce_queue_export(struct metaroce_queue *q, struct ib_ucontext *uctx,
 			  struct metaroce_ring_info *info);
 void metaroce_queue_free(struct metaroce_queue *q);
+int metaroce_queue_post_recv(struct metaroce_queue *q, u32 max_sge,
+			     const struct ib_recv_wr *wr,
+			     const struct ib_recv_wr **bad_wr);
 
 static inline void *metaroce_queue_entry(const struct metaroce_queue *q, u32 idx)
 {

@@ -144,9 +144,7 @@ int metaroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct metaroce_srq *srq = to_msrq(ibsrq);
 	unsigned long flags;
-	int ret = 0;
-	u32 prod;
-	int i;
+	int ret;
 
 	if (srq->user) {
 		*bad_wr = wr;
@@ -154,35 +152,8 @@ int metaroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 
 	spin_lock_irqsave(&srq->post_lock, flags);
-	prod = srq->rq.ring->prod;
-	for (; wr; wr = wr->next) {
-		struct metaroce_recv_wqe *wqe;
-		struct metaroce_sge *sge;
-
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (prod - metaroce_queue_cons_acquire(&srq->rq) >= srq->rq.num) {
-			ret = -ENOMEM;
-			break;
-		}
-		wqe = metaroce_queue_entry(&srq->rq, prod);
-		sge = (void *)(wqe + 1);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		wqe->reserved = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = wr->sg_list[i].addr;
-			sge[i].length = wr->sg_list[i].length;
-			sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		prod++;
-		metaroce_queue_prod_release(&srq->rq, prod);
-	}
+	ret = metaroce_queue_post_recv(&srq->rq, srq->max_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&srq->post_lock, flags);
-	if (ret)
-		*bad_wr = wr;
 	return ret;
 }
 
