@@ -1233,6 +1233,12 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	budget -= metaroce_qp_tx(qp, now, max(budget, 8));
 	if (state == IB_QPS_RTS)
 		metaroce_qp_send_completions(qp);
+	/*
+	 * Send WQEs took the error first; a responder that gave up on its responses
+	 * may have none, yet its QP is as dead (QP_FATAL tells the consumer).
+	 */
+	if (mr_conn_failed(qp->conn))
+		metaroce_qp_to_err(qp);
 	metaroce_rx_deliver(qp);
 	metaroce_sq_complete(qp);
 	if (qp->sq_error)

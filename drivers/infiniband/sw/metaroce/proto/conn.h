@@ -294,6 +294,15 @@ void mr_conn_set_fail_time(struct mr_conn *c, u64 fail_min_ns);
 /* The connection token of the packets snd_qpn sends to rcv_qpn from its first PSN snd_isn. */
 u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn);
 
+/*
+ * The connection is dead: a retry or RNR limit, a fatal NAK, or responses to the
+ * peer's READs and atomics that were never acknowledged (no send WQE carries that).
+ */
+static inline bool mr_conn_failed(const struct mr_conn *c)
+{
+	return c->failed;
+}
+
 /* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */
 int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr);
 /* The next packet to send now, if any. */

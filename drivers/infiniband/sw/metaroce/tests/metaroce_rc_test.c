@@ -72,6 +72,7 @@ struct side {
 	union ib_gid gid;
 	enum ib_mtu mtu;
 	u32 psn;
+	atomic_t qp_fatal;	/* IB_EVENT_QP_FATAL on this side's QP */
 };
 
 static struct side sa, sb;
@@ -179,9 +180,19 @@ static void side_fini(struct side *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static void qp_event(struct ib_event *ev, void *ctx)
+{
+	struct side *s = ctx;
+
+	if (ev->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&s->qp_fatal);
+}
+
 static int qp_create(struct side *s)
 {
 	struct ib_qp_init_attr init = {
+		.event_handler = qp_event,
+		.qp_context = s,
 		.send_cq = s->cq,
 		.recv_cq = s->cq,
 		.qp_type = IB_QPT_RC,
@@ -764,6 +775,56 @@ static void test_rnr_exhausted(void)
 	pair_down();
 }
 
+/*
+ * A requester that vanishes in the middle of a READ leaves its responder resending
+ * responses that nobody acknowledges. The responder has no send WQE to fail, yet
+ * after its retries its QP must be in error and its consumer told (QP_FATAL).
+ */
+static void test_responder_gives_up(void)
+{
+	unsigned long end;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	bool cut = false;
+	struct ib_wc wc;
+	int tries, ret = 0;
+
+	/* A READ that completes before the requester goes proves nothing: again. */
+	for (tries = 0; tries < 3 && !cut && !ret; tries++) {
+		ret = pair_up(7);
+		if (ret)
+			break;
+		atomic_set(&sb.qp_fatal, 0);
+		fill(sb.rbuf, BUF_SIZE, 43);
+		memset(sa.buf, 0, BUF_SIZE);
+		ret = post_rdma(&sa, 1300, IB_WR_RDMA_READ, (uintptr_t)sa.buf, BUF_SIZE,
+				sb.mr->iova, sb.mr->rkey, 0);
+		end = jiffies + msecs_to_jiffies(timeout_ms);
+		while (!ret && !memchr_inv(sa.buf, 0, BUF_SIZE) && time_before(jiffies, end))
+			usleep_range(20, 100);
+		/* the first response bytes have landed: b is answering */
+		side_destroy_qp(&sa);
+		cut = !ret && ib_poll_cq(sa.cq, 1, &wc) == 0;
+		if (!cut)
+			pair_down();
+	}
+	report(cut, "requester destroyed in the middle of a 256 KiB read", ret);
+	if (!cut)
+		return;
+
+	end = jiffies + msecs_to_jiffies(timeout_ms);
+	do {
+		msleep(20);
+		ret = ib_query_qp(sb.qp, &attr, IB_QP_STATE, &init);
+	} while (!ret && attr.qp_state != IB_QPS_ERR && time_before(jiffies, end));
+	report(!ret && attr.qp_state == IB_QPS_ERR,
+	       "its responder gives up the unanswered responses: QP in error",
+	       ret ? ret : attr.qp_state);
+	report(atomic_read(&sb.qp_fatal) == 1, "and the responder's consumer gets QP_FATAL",
+	       atomic_read(&sb.qp_fatal));
+	pair_down();
+}
+
 /* Shared receive queue: two QPs on b take receives from one SRQ. */
 
 #define SRQ_DEPTH	64
@@ -1069,6 +1130,7 @@ static int __init metaroce_rc_test_init(void)
 	}
 	test_rtr_responder();
 	test_rnr_exhausted();
+	test_responder_gives_up();
 	test_srq();
 out:
 	side_fini(&sa);
