@@ -244,7 +244,7 @@ static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, 100 * US, 10 * US, 0);
 	assert_int_equal(pkts(&cc), 98);
 	/* an RTO resets the window whatever the evidence */
-	mr_cc_on_rto(&cc);
+	mr_cc_on_rto(&cc, true);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	/* never below one packet */
 	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, 100 * US, 10 * US, 0);
@@ -262,8 +262,8 @@ static void test_slow_start_after_rto(void **state)
 	(void)state;
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	mr_cc_on_rto(&cc);
-	mr_cc_on_rto(&cc);	/* a second RTO before any ACK keeps the target */
+	mr_cc_on_rto(&cc, true);
+	mr_cc_on_rto(&cc, false);	/* a second RTO before any ACK keeps the target */
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	assert_int_equal(cc.ssthresh, 64 << MR_FP_SHIFT);
 	/* 63 acknowledged packets take the window from 1 to 64, not to ~12 */
@@ -275,7 +275,7 @@ static void test_slow_start_after_rto(void **state)
 		mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 1);
 	assert_in_range(cc.cwnd - (64 << MR_FP_SHIFT), MR_FP_ONE * 9 / 10, MR_FP_ONE);
 	/* a mark during slow start ends it */
-	mr_cc_on_rto(&cc);
+	mr_cc_on_rto(&cc, true);
 	assert_int_equal(cc.ssthresh >> MR_FP_SHIFT, 32);
 	mr_cc_on_ack(&cc, now += 100, SRTT, 0, ++rx, 0, 4);
 	assert_int_equal(pkts(&cc), 5);
@@ -285,6 +285,31 @@ static void test_slow_start_after_rto(void **state)
 	i = cc.cwnd;
 	mr_cc_on_ack(&cc, now += 100, SRTT, 1, ++rx, 0, 4);
 	assert_true(cc.cwnd - i < 2 * MR_FP_ONE);
+}
+
+/* A spurious timeout gives back the window of before the episode, not of its last RTO. */
+static void test_undo_spurious_rto(void **state)
+{
+	struct mr_cc cc;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 100 << MR_FP_SHIFT;
+	mr_cc_on_rto(&cc, true);
+	mr_cc_on_rto(&cc, false);
+	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
+	mr_cc_undo_rto(&cc);
+	assert_int_equal(pkts(&cc), 100);
+	assert_int_equal(cc.ssthresh, 0);
+	/* once only: a second undo of the same episode changes nothing */
+	cc.cwnd = 40 << MR_FP_SHIFT;
+	mr_cc_undo_rto(&cc);
+	assert_int_equal(pkts(&cc), 40);
+	/* a window that grew past the prior one since is kept */
+	mr_cc_on_rto(&cc, true);
+	cc.cwnd = 60 << MR_FP_SHIFT;
+	mr_cc_undo_rto(&cc);
+	assert_int_equal(pkts(&cc), 60);
 }
 
 static void test_rate_hint_caps_window_and_pace(void **state)
@@ -332,6 +357,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_loss_with_queueing_delay_cuts),
 	cmocka_unit_test(test_congestive_loss_once_per_rtt_and_rto),
 	cmocka_unit_test(test_slow_start_after_rto),
+	cmocka_unit_test(test_undo_spurious_rto),
 	cmocka_unit_test(test_rate_hint_caps_window_and_pace),
 };
 

@@ -551,6 +551,76 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(mr_txwin_rto(&w, 20 * US, 5 * US), 2 * MR_RTO_MIN_NS);
 }
 
+/*
+ * A stalled host: every packet arrived, the ACKs came after the RTO. The echo of an
+ * original that the RTO declared lost proves the timeout spurious, once per episode;
+ * each raises the RTO floor, which calm lowers again.
+ */
+static void test_spurious_rto(void **state)
+{
+	struct lost_log lost = { 0 };
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct mr_txwin w;
+	u64 rto, now = 0;
+	u32 psn, i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	for (i = 0; i < 4; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	assert_int_equal(fire(&w, rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	while (mr_txwin_next_lost(&w, &psn))
+		mr_txwin_retransmit(&w, rto, psn, 1);
+	/* a SACK of the original of PSN 1, echoed without RETX */
+	psn = 1;
+	ack_list(0, &psn, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 10, &a, NULL, NULL, &r), 0);
+	assert_true(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+	assert_int_equal(w.rto_shift, 1);
+	/* the same episode is undone once */
+	psn = 2;
+	ack_list(0, &psn, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 20, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+	/* the floor doubles the next RTO on top of the backoff */
+	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), (200 * US) << 2);
+	ack_list(4, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 30, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), (200 * US) << 1);
+
+	/* an episode whose first echo names a retransmission repaired a real loss */
+	now = 10 * MR_NSEC_PER_MSEC;
+	for (i = 0; i < 2; i++)
+		mr_txwin_send(&w, now, 0, 0, 0, 100);		/* PSN 4, 5 */
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	assert_int_equal(fire(&w, now + rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	while (mr_txwin_next_lost(&w, &psn))
+		mr_txwin_retransmit(&w, now + rto, psn, 1);
+	psn = 5;
+	ack_list(4, &psn, 1, &a);
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, now + rto + 10, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	/* ... and a later echo of an original proves nothing about it */
+	ack_list(6, NULL, 0, &a);
+	a.echo_psn = 4;
+	assert_int_equal(mr_txwin_ack(&w, now + rto + 20, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+
+	/* MR_RTO_CALM_PKTS packets acknowledged without one lower the floor */
+	for (i = 0; i < MR_RTO_CALM_PKTS; i++) {
+		mr_txwin_send(&w, now, 0, 0, 0, 100);
+		ack_list(w.nxt, NULL, 0, &a);
+		assert_int_equal(mr_txwin_ack(&w, now, &a, NULL, NULL, &r), 0);
+	}
+	assert_int_equal(w.rto_shift, 0);
+}
+
 static void test_rto_backoff_and_retry_limit(void **state)
 {
 	struct mr_txwin w;
@@ -610,6 +680,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_spurious_retransmission_counted),
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),
+	cmocka_unit_test(test_spurious_rto),
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),
 };
 

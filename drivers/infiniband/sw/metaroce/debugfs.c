@@ -56,6 +56,7 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 	seq_printf(s, "  sent: pkts %llu retx %llu spurious %llu probes %llu rto %llu acks %llu\n",
 		   c->stats.tx_pkts, c->tx.stat_retx, c->tx.stat_spurious,
 		   c->stats.tx_probes, c->tx.stat_rto, c->stats.acks_sent);
+	seq_printf(s, "  rto: shift %u spurious %llu\n", c->tx.rto_shift, c->tx.stat_spurious_rto);
 	seq_printf(s, "  rcvd: pkts %llu dup %llu stale %llu beyond %llu bad_token %llu nak %llu cack %u\n",
 		   c->stats.rx_pkts, c->stats.rx_dup, c->stats.rx_stale,
 		   c->stats.rx_beyond, c->stats.rx_bad_token, c->stats.rx_nak,

@@ -152,12 +152,25 @@ bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path
 	return true;
 }
 
-void mr_cc_on_rto(struct mr_cc *cc)
+void mr_cc_on_rto(struct mr_cc *cc, bool first)
 {
+	if (first) {
+		cc->cwnd_prior = cc->cwnd;
+		cc->ssthresh_prior = cc->ssthresh;
+	}
 	/* Repeated RTOs keep the first one's target, not half of 1. */
 	if (!cc->ssthresh || cc->cwnd > MR_CWND_FP_MIN)
 		cc->ssthresh = max_t(u32, cc->cwnd / 2, MR_CWND_FP_MIN);
 	cc->cwnd = MR_CWND_FP_MIN;
+}
+
+void mr_cc_undo_rto(struct mr_cc *cc)
+{
+	if (!cc->cwnd_prior)
+		return;
+	cc->cwnd = max_t(u32, cc->cwnd, cc->cwnd_prior);
+	cc->ssthresh = cc->ssthresh_prior;
+	cc->cwnd_prior = 0;
 }
 
 u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns)

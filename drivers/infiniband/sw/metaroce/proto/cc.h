@@ -28,6 +28,8 @@ struct mr_cc {
 	u64	last_ce_ns;	/* an ACK last reported new CE marks (once ce_seen) */
 	bool	ce_seen;
 	u32	ssthresh;	/* after an RTO: slow start up to here (<< MR_FP_SHIFT); 0 none */
+	u32	cwnd_prior;	/* before the RTO episode: restored if it proves spurious */
+	u32	ssthresh_prior;
 	u64	stat_loss_cong;	/* congestive losses (at most one cut per srtt) */
 	u64	stat_loss_random;	/* losses without congestion evidence: no cut */
 };
@@ -47,7 +49,10 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
  */
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
 		   u64 path_min_ns, u64 path_rttvar_ns);
-void mr_cc_on_rto(struct mr_cc *cc);
+/* A retransmission timeout; first: the first of an episode (no progress since). */
+void mr_cc_on_rto(struct mr_cc *cc, bool first);
+/* The episode's timeouts were spurious: back to the window before them. */
+void mr_cc_undo_rto(struct mr_cc *cc);
 /* Packets that may be in flight now. */
 u32 mr_cc_window(const struct mr_cc *cc, u64 srtt_ns);
 /* Pacing gap after a packet of bytes on the wire, ns; 0 = send at line rate. */

@@ -472,6 +472,8 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 
 		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE);
 	}
+	if (res.spurious_rto)
+		mr_cc_undo_rto(&c->cc);
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
 	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
@@ -944,7 +946,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		c->probe_psn = psn;
 		break;
 	case MR_TMR_RTO:
-		mr_cc_on_rto(&c->cc);
+		mr_cc_on_rto(&c->cc, c->tx.retries == 1);
 		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
 		break;
 	case MR_TMR_FAILED:

@@ -140,6 +140,20 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 	 */
 	unambiguous = !p->nretx ||
 		      (p->nretx == 1 && echoed && (ack->echo_flags & MR_ECHO_RETX));
+	if (echoed && p->nretx && p->lost_cause == MR_LOSS_RTO && w->rto_undo) {
+		/* The first echo of the episode decides: the original, or a copy. */
+		w->rto_undo = false;
+		if (!(ack->echo_flags & MR_ECHO_RETX)) {
+			res->spurious_rto = true;
+			w->stat_spurious_rto++;
+			w->rto_shift = min_t(u32, w->rto_shift + 1, MR_RTO_SPURIOUS_MAX);
+			w->rto_calm = 0;
+		}
+	}
+	if (w->rto_shift && ++w->rto_calm >= MR_RTO_CALM_PKTS) {
+		w->rto_calm = 0;
+		w->rto_shift--;
+	}
 	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
 		/* This fabric reorders more than we allowed for: allow more. */
 		w->stat_spurious++;
@@ -206,6 +220,8 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 	}
 
 	if (res->una_advanced) {
+		/* The episode ends with progress: a later echo proves nothing about it. */
+		w->rto_undo = false;
 		w->rto_base_ns = now;
 		w->progress_ns = now;
 		w->backoff = 0;
@@ -291,7 +307,7 @@ u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)
 	u64 rto = srtt_ns ? max_t(u64, srtt_ns + 4 * rttvar_ns, MR_RTO_MIN_NS) : MR_RTO_INIT_NS;
 	unsigned int i;
 
-	for (i = 0; i < w->backoff && rto < MR_RTO_MAX_NS; i++)
+	for (i = 0; i < w->backoff + w->rto_shift && rto < MR_RTO_MAX_NS; i++)
 		rto <<= 1;
 	return min_t(u64, rto, MR_RTO_MAX_NS);
 }
@@ -350,6 +366,7 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 		if (w->backoff < 16)
 			w->backoff++;
 		w->rto_base_ns = now;
+		w->rto_undo = true;
 		w->reo_deadline_ns = 0;
 		w->tlp_cnt = MR_TLP_MAX;	/* no probes until the connection makes progress */
 		w->stat_rto++;

@@ -39,7 +39,7 @@ struct mr_txpkt {
 	u8	stream;
 	u8	state;		/* enum mr_txp_state */
 	u8	nretx;
-	u8	lost_cause;	/* enum mr_loss_cause, valid in MR_TXP_LOST */
+	u8	lost_cause;	/* enum mr_loss_cause of the last loss (once nretx or LOST) */
 };
 
 struct mr_txwin {
@@ -64,6 +64,9 @@ struct mr_txwin {
 	u8	tlp_cnt;
 	u8	backoff;
 	u8	retries;	/* RTOs without progress */
+	u8	rto_shift;	/* RTO x 2^rto_shift: raised by spurious timeouts */
+	bool	rto_undo;	/* an RTO episode that an echo may still prove spurious */
+	u16	rto_calm;	/* packets acknowledged since the last spurious timeout */
 	u8	retry_limit;	/* verbs retry_cnt */
 	u64	progress_ns;	/* last advance of una, or first send into an empty window */
 	u64	fail_min_ns;	/* no failure sooner than this after progress_ns (0: none) */
@@ -76,6 +79,7 @@ struct mr_txwin {
 	u64	stat_spurious;	/* retransmissions whose original was delivered */
 	u64	stat_tlp;
 	u64	stat_rto;
+	u64	stat_spurious_rto;	/* timeouts whose originals were delivered */
 
 	struct mr_txpkt pkt[MR_SACK_BITS];	/* indexed by PSN % MR_SACK_BITS */
 };
@@ -86,6 +90,7 @@ struct mr_txack_res {
 	u32	newly_bytes;
 	bool	una_advanced;
 	bool	echo_acked;	/* the echoed PSN was acknowledged by this ACK */
+	bool	spurious_rto;	/* the last RTO was spurious: undo its window cut */
 	bool	echo_rtt_valid;	/* the echoed packet gave an unambiguous RTT sample */
 	u64	echo_rtt_ns;	/* minus the receiver's ack_delay */
 };
