@@ -41,6 +41,7 @@ enum mr_opcode {
 	MR_OP_CMP_SWAP		= 0x08,
 	MR_OP_FETCH_ADD		= 0x09,
 	MR_OP_ATOMIC_RESP	= 0x0a,
+	MR_OP_ATOMIC_WRITE	= 0x0b,	/* IBTA 1.5 atomic write: AETH, answered by ATOMIC_RESP */
 	MR_OP_ACK		= 0x10,
 	MR_OP_NAK		= 0x11,
 	MR_OP_UD_SEND		= 0x20,	/* datagram: UD and GSI QPs */

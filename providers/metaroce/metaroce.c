@@ -5,8 +5,8 @@
  * The control path (device and port queries, contexts, protection domains,
  * memory regions) goes through the core uverbs commands; CQs, QPs and AHs
  * are in rings.c, their extended verbs in cq_ex.c and qp_ex.c, SRQs in
- * srq.c. Every verb left unset here (MWs, ...) is answered by libibverbs
- * with EOPNOTSUPP.
+ * srq.c, memory windows in mw.c. Every verb left unset here is answered by
+ * libibverbs with EOPNOTSUPP.
  */
 
 #include <errno.h>
@@ -164,13 +164,16 @@ static void metaroce_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops metaroce_ctx_ops = {
+	.alloc_mw = metaroce_alloc_mw,
 	.alloc_pd = metaroce_alloc_pd,
+	.bind_mw = metaroce_bind_mw,
 	.create_ah = metaroce_create_ah,
 	.create_cq = metaroce_create_cq,
 	.create_cq_ex = metaroce_create_cq_ex,
 	.create_qp = metaroce_create_qp,
 	.create_qp_ex = metaroce_create_qp_ex,
 	.create_srq = metaroce_create_srq,
+	.dealloc_mw = metaroce_dealloc_mw,
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dereg_mr = metaroce_dereg_mr,
 	.destroy_ah = metaroce_destroy_ah,

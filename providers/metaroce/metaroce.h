@@ -2,7 +2,8 @@
 /*
  * libmetaroce: what metaroce.c (context, device, control path) and rings.c
  * (CQs, QPs and AHs over the rings of rdma/metaroce-abi.h), cq_ex.c and
- * qp_ex.c (their extended verbs) and srq.c (shared receive queues) share.
+ * qp_ex.c (their extended verbs), srq.c (shared receive queues) and mw.c
+ * (memory windows) share.
  */
 #ifndef METAROCE_PROVIDER_H
 #define METAROCE_PROVIDER_H
@@ -48,6 +49,15 @@ int metaroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 struct ibv_ah *metaroce_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int metaroce_destroy_ah(struct ibv_ah *ibah);
+
+/* mw.c */
+struct ibv_mw *metaroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int metaroce_dealloc_mw(struct ibv_mw *mw);
+int metaroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		     struct ibv_mw_bind *mw_bind);
+struct metaroce_send_wqe;
+void metaroce_build_bind(struct metaroce_send_wqe *wqe, const struct ibv_mw *mw,
+			 uint32_t rkey, const struct ibv_mw_bind_info *info);
 
 /* cq_ex.c */
 struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,

@@ -35,7 +35,9 @@
 				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 				 IBV_QP_EX_WITH_RDMA_READ | \
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
+				 IBV_QP_EX_WITH_ATOMIC_WRITE | \
+				 IBV_QP_EX_WITH_BIND_MW)
 #define METAROCE_QP_EX_UD_OPS	(IBV_QP_EX_WITH_SEND | \
 				 IBV_QP_EX_WITH_SEND_WITH_IMM)
 
@@ -78,6 +80,10 @@ static void metaroce_wr_finish(struct metaroce_qp *qp)
 		metaroce_wr_fail(qp, EINVAL);
 	if (metaroce_is_atomic(wqe->opcode) &&
 	    (wqe->num_sge != 1 || wqe_sge(wqe)->length != 8))
+		metaroce_wr_fail(qp, EINVAL);
+	/* Their data is in the WQE itself: no SGE may be added. */
+	if ((wqe->opcode == IBV_WR_ATOMIC_WRITE || wqe->opcode == IBV_WR_BIND_MW) &&
+	    (wqe->num_sge || wqe->inline_len))
 		metaroce_wr_fail(qp, EINVAL);
 }
 
@@ -210,21 +216,47 @@ static void metaroce_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 			   add, 0);
 }
 
-/*
- * What MetaRoCE does not do (no MWs or TSO for processes, no atomic write,
- * no XRC): creation refuses the flags, and these stand in for the builders
- * so that a stray call fails the batch instead of calling NULL.
- */
 static void metaroce_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
 				uint32_t rkey,
 				const struct ibv_mw_bind_info *info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)info;
-	metaroce_wr_finish(ex_to_mqp(qpx));
-	metaroce_wr_fail(ex_to_mqp(qpx), EOPNOTSUPP);
+	struct metaroce_send_wqe *wqe;
+
+	if (!mw || !info) {
+		metaroce_wr_finish(ex_to_mqp(qpx));
+		metaroce_wr_fail(ex_to_mqp(qpx), EINVAL);
+		return;
+	}
+	wqe = metaroce_wr_new(qpx, IBV_WR_BIND_MW);
+	if (wqe)
+		metaroce_build_bind(wqe, mw, rkey, info);
 }
+
+/* The 8 bytes are copied now, as ibv_wr_atomic_write() allows. */
+static void metaroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr,
+				     const void *atomic_wr)
+{
+	struct metaroce_send_wqe *wqe;
+
+	if (!atomic_wr) {
+		metaroce_wr_finish(ex_to_mqp(qpx));
+		metaroce_wr_fail(ex_to_mqp(qpx), EINVAL);
+		return;
+	}
+	wqe = metaroce_wr_new(qpx, IBV_WR_ATOMIC_WRITE);
+	if (!wqe)
+		return;
+	wqe->wr.atomic.remote_addr = remote_addr;
+	wqe->wr.atomic.rkey = rkey;
+	memcpy(&wqe->wr.atomic.swap, atomic_wr, 8);
+}
+
+/*
+ * What MetaRoCE does not do through this API (LOCAL_INV, TSO, XRC):
+ * creation refuses the flags, and these stand in for the builders so that
+ * a stray call fails the batch instead of calling NULL.
+ */
 
 static void metaroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
 {
@@ -239,17 +271,6 @@ static void metaroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
 	(void)hdr;
 	(void)hdr_sz;
 	(void)mss;
-	metaroce_wr_finish(ex_to_mqp(qpx));
-	metaroce_wr_fail(ex_to_mqp(qpx), EOPNOTSUPP);
-}
-
-static void metaroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-				     uint64_t remote_addr,
-				     const void *atomic_wr)
-{
-	(void)rkey;
-	(void)remote_addr;
-	(void)atomic_wr;
 	metaroce_wr_finish(ex_to_mqp(qpx));
 	metaroce_wr_fail(ex_to_mqp(qpx), EOPNOTSUPP);
 }

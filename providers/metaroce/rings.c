@@ -447,7 +447,9 @@ bool metaroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_ATOMIC_WRITE:
 	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return type == IBV_QPT_RC;
 	default:
 		return false;
@@ -534,6 +536,22 @@ static int metaroce_build_send(struct metaroce_qp *qp,
 			wqe->wr.atomic.swap = wr->wr.atomic.swap;
 			wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
 			break;
+		case IBV_WR_ATOMIC_WRITE:
+			/* The 8 bytes go in the WQE now (metaroce-abi.h). */
+			if (wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+			    is_inline)
+				return EINVAL;
+			wqe->wr.atomic.remote_addr = wr->wr.rdma.remote_addr;
+			wqe->wr.atomic.rkey = wr->wr.rdma.rkey;
+			memcpy(&wqe->wr.atomic.swap,
+			       (const void *)(uintptr_t)wr->sg_list[0].addr, 8);
+			return 0;
+		case IBV_WR_BIND_MW:
+			if (!wr->bind_mw.mw || is_inline)
+				return EINVAL;
+			metaroce_build_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+					    &wr->bind_mw.bind_info);
+			return 0;
 		default:
 			break;
 		}

@@ -169,7 +169,8 @@ typedef void (*vpriv_unused_op)(void);
 struct verbs_context_ops {
 	vpriv_unused_op advise_mr;			/*  0 */
 	vpriv_unused_op alloc_dm;
-	vpriv_unused_op alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd,
+				   enum ibv_mw_type type);	/*  2 */
 	vpriv_unused_op alloc_null_mr;
 	vpriv_unused_op alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);	/*  5 */
@@ -177,7 +178,8 @@ struct verbs_context_ops {
 	vpriv_unused_op async_event;
 	vpriv_unused_op attach_counters_point_flow;
 	vpriv_unused_op attach_mcast;
-	vpriv_unused_op bind_mw;			/* 10 */
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);	/* 10 */
 	vpriv_unused_op close_xrcd;
 	vpriv_unused_op cq_event;
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
@@ -199,7 +201,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *attr);	/* 22 */
 	vpriv_unused_op create_srq_ex;
 	vpriv_unused_op create_wq;
-	vpriv_unused_op dealloc_mw;			/* 25 */
+	int (*dealloc_mw)(struct ibv_mw *mw);		/* 25 */
 	int (*dealloc_pd)(struct ibv_pd *pd);		/* 26 */
 	vpriv_unused_op dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);		/* 28 */
@@ -296,6 +298,11 @@ struct vpriv_cmd_reg_mr {
 	struct ib_uverbs_reg_mr core;
 };
 
+struct vpriv_cmd_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_mw core;
+};
+
 struct vpriv_cmd_create_cq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_cq core;
@@ -390,6 +397,12 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct vpriv_cmd_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* Fills mw's context, pd, rkey, handle and type on success. */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct vpriv_cmd_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 /*
  * CQs, QPs and AHs. Every CQ and QP is allocated as a verbs_cq/verbs_qp
@@ -559,6 +572,12 @@ static_assert(offsetof(struct verbs_context_ops, post_srq_recv) ==
 	      VPRIV_OP_OFFSET(57), "verbs_context_ops.post_srq_recv");
 static_assert(offsetof(struct verbs_context_ops, query_srq) ==
 	      VPRIV_OP_OFFSET(64), "verbs_context_ops.query_srq");
+static_assert(offsetof(struct verbs_context_ops, alloc_mw) ==
+	      VPRIV_OP_OFFSET(2), "verbs_context_ops.alloc_mw");
+static_assert(offsetof(struct verbs_context_ops, bind_mw) ==
+	      VPRIV_OP_OFFSET(10), "verbs_context_ops.bind_mw");
+static_assert(offsetof(struct verbs_context_ops, dealloc_mw) ==
+	      VPRIV_OP_OFFSET(25), "verbs_context_ops.dealloc_mw");
 static_assert(offsetof(struct verbs_context_ops, unimport_pd) ==
 	      VPRIV_OP_OFFSET(75), "verbs_context_ops: last slot");
 
@@ -567,6 +586,8 @@ static_assert(sizeof(struct vpriv_cmd_get_context) == 16, "get_context cmd");
 static_assert(sizeof(struct vpriv_cmd_query_port) == 24, "query_port cmd");
 static_assert(sizeof(struct vpriv_cmd_alloc_pd) == 16, "alloc_pd cmd");
 static_assert(sizeof(struct vpriv_cmd_reg_mr) == 48, "reg_mr cmd");
+static_assert(sizeof(struct vpriv_cmd_alloc_mw) == 24, "alloc_mw cmd");
+static_assert(sizeof(struct ib_uverbs_alloc_mw_resp) == 8, "alloc_mw resp");
 static_assert(sizeof(struct vpriv_cmd_create_cq) == 40, "create_cq cmd");
 static_assert(sizeof(struct vpriv_ex_hdr) == 24, "extended write header");
 static_assert(sizeof(struct vpriv_cmd_create_cq_ex) == 56, "create_cq_ex cmd");

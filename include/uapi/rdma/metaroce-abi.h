@@ -153,6 +153,14 @@ struct metaroce_send_wqe {
 			__u32 reserved;
 		} atomic;
 		struct {
+			__aligned_u64 addr;	/* window start, in the MR */
+			__aligned_u64 length;	/* 0: unbind (type 1) */
+			__u32 mr_lkey;		/* the MR the window goes on */
+			__u32 mw_rkey;		/* the window's current rkey */
+			__u32 rkey;		/* its new rkey, same index */
+			__u32 access;		/* IBV_ACCESS_* of the window */
+		} bind;			/* IBV_WR_BIND_MW and ibv_bind_mw() */
+		struct {
 			__u32 ah_num;		/* metaroce_create_ah_resp.ah_num */
 			__u32 remote_qpn;
 			__u32 remote_qkey;
@@ -162,6 +170,13 @@ struct metaroce_send_wqe {
 	__u8 reserved[8];
 	/* struct metaroce_sge sge[]; or inline data */
 };
+
+/*
+ * IBV_WR_ATOMIC_WRITE uses wr.atomic: remote_addr and rkey, and swap holds
+ * the 8 bytes to write in memory order (copied by the provider at post time;
+ * the WQE has no SGE). IBV_WR_BIND_MW uses wr.bind; ibv_bind_mw() of a type
+ * 1 window posts the same WQE.
+ */
 
 /* A receive queue entry: 16 bytes, then num_sge struct metaroce_sge. */
 struct metaroce_recv_wqe {

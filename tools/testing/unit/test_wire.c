@@ -9,7 +9,8 @@
 static const u8 all_ops[] = {
 	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE, MR_OP_WRITE_IMM,
 	MR_OP_READ_REQ, MR_OP_READ_RESP, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
-	MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK, MR_OP_UD_SEND, MR_OP_UD_SEND_IMM,
+	MR_OP_ATOMIC_RESP, MR_OP_ATOMIC_WRITE, MR_OP_ACK, MR_OP_NAK, MR_OP_UD_SEND,
+	MR_OP_UD_SEND_IMM,
 };
 
 static bool has_payload(u8 op)
@@ -90,6 +91,7 @@ static void valid_pkt(u8 op, struct mr_pkt *p)
 		p->atomic.compare = 0x1111;
 		fallthrough;
 	case MR_OP_FETCH_ADD:
+	case MR_OP_ATOMIC_WRITE:
 		p->mlen = 8;
 		p->atomic.va = 0x2008;
 		p->atomic.rkey = 43;
@@ -181,12 +183,13 @@ static void test_header_sizes(void **state)
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_READ_RESP), 32);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_CMP_SWAP), 64);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_ATOMIC_RESP), 40);
+	assert_int_equal(mr_pkt_hdrlen(MR_OP_ATOMIC_WRITE), 64);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_ACK), 76);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_NAK), 36);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_UD_SEND), 28);
 	assert_int_equal(mr_pkt_hdrlen(MR_OP_UD_SEND_IMM), 28);
 	assert_int_equal(mr_pkt_hdrlen(0), 0);
-	assert_int_equal(mr_pkt_hdrlen(0x0b), 0);
+	assert_int_equal(mr_pkt_hdrlen(0x0c), 0);
 	assert_int_equal(mr_pkt_hdrlen(0xff), 0);
 }
 
@@ -210,6 +213,18 @@ static void test_wire_layout_bytes(void **state)
 	assert_int_equal(buf[32], 0x7f);	/* va */
 	assert_int_equal(buf[39], 0x22);
 	assert_int_equal(buf[40], 0xab);	/* rkey */
+
+	/* ATOMIC_WRITE: AETH with the data where swap_add is, compare zero. */
+	valid_pkt(MR_OP_ATOMIC_WRITE, &p);
+	p.atomic.swap_add = 0x0102030405060708ULL;
+	build(&p);
+	assert_int_equal(buf[1], 0x0b);
+	assert_int_equal(buf[31], 8);		/* mlen */
+	assert_int_equal(buf[39], 0x08);	/* va 0x2008 */
+	assert_int_equal(buf[43], 43);		/* rkey */
+	assert_int_equal(buf[48], 0x01);	/* data, big-endian */
+	assert_int_equal(buf[55], 0x08);
+	assert_int_equal(buf[56] | buf[63], 0);	/* compare */
 }
 
 static void test_icrc_detects_every_single_bit_flip(void **state)
@@ -267,7 +282,7 @@ static const struct bad_case bad_cases[] = {
 	{ "version 0", MR_OP_SEND, 0, 1, 0, MR_PERR_VERSION },
 	{ "version 2", MR_OP_SEND, 0, 1, 2, MR_PERR_VERSION },
 	{ "opcode 0", MR_OP_SEND, 1, 1, 0, MR_PERR_OPCODE },
-	{ "opcode 0x0b", MR_OP_SEND, 1, 1, 0x0b, MR_PERR_OPCODE },
+	{ "opcode 0x0c", MR_OP_SEND, 1, 1, 0x0c, MR_PERR_OPCODE },
 	{ "opcode 0x12", MR_OP_SEND, 1, 1, 0x12, MR_PERR_OPCODE },
 	{ "opcode 0xff", MR_OP_SEND, 1, 1, 0xff, MR_PERR_OPCODE },
 	{ "unknown flag", MR_OP_SEND, 2, 2, MR_F_AR | 0x0010, MR_PERR_FLAGS },
@@ -303,6 +318,12 @@ static const struct bad_case bad_cases[] = {
 	{ "RRETH rsvd", MR_OP_READ_REQ, 44, 4, 0x10000, MR_PERR_RSVD },
 	{ "AETH rsvd", MR_OP_CMP_SWAP, 44, 4, 1, MR_PERR_RSVD },
 	{ "FETCH_ADD compare", MR_OP_FETCH_ADD, 56, 8, 1, MR_PERR_RSVD },
+	{ "ATOMIC_WRITE compare", MR_OP_ATOMIC_WRITE, 56, 8, 1, MR_PERR_RSVD },
+	{ "ATOMIC_WRITE rsvd", MR_OP_ATOMIC_WRITE, 44, 4, 1, MR_PERR_RSVD },
+	{ "ATOMIC_WRITE mlen 16", MR_OP_ATOMIC_WRITE, 28, 4, 16, MR_PERR_MSG },
+	{ "ATOMIC_WRITE moff", MR_OP_ATOMIC_WRITE, 24, 4, 8, MR_PERR_MSG },
+	{ "ATOMIC_WRITE va", MR_OP_ATOMIC_WRITE, 32, 8, 0x2004, MR_PERR_ALIGN },
+	{ "SE on ATOMIC_WRITE", MR_OP_ATOMIC_WRITE, 2, 2, MR_F_SE, MR_PERR_FLAGS },
 	{ "ACK rsvd", MR_OP_ACK, 40, 4, 1, MR_PERR_RSVD },
 	{ "NAK rsvd0", MR_OP_NAK, 29, 1, 1, MR_PERR_RSVD },
 	{ "NAK rsvd1", MR_OP_NAK, 32, 4, 1, MR_PERR_RSVD },
@@ -365,6 +386,12 @@ static void test_payload_rules(void **state)
 
 	valid_pkt(MR_OP_ACK, &p);
 	p.paylen = 1;
+	len = build(&p);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_PAYLEN);
+
+	/* ATOMIC_WRITE carries its 8 bytes in the AETH, never as payload. */
+	valid_pkt(MR_OP_ATOMIC_WRITE, &p);
+	p.paylen = 8;
 	len = build(&p);
 	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_PAYLEN);
 

@@ -52,6 +52,20 @@ static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 #endif
 
 /*
+ * Atomic write (IBTA 1.5) has verbs names since v6.2; 6.1 lacks them. The
+ * numbers are the uverbs ABI's (IB_UVERBS_WR_ATOMIC_WRITE = 15,
+ * IB_UVERBS_WC_ATOMIC_WRITE = 9), so a 6.1 module still serves a process
+ * that posts IBV_WR_ATOMIC_WRITE; kernel consumers cannot name it there.
+ */
+#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#define METAROCE_WR_ATOMIC_WRITE	IB_WR_ATOMIC_WRITE
+#define METAROCE_WC_ATOMIC_WRITE	IB_WC_ATOMIC_WRITE
+#else
+#define METAROCE_WR_ATOMIC_WRITE	15
+#define METAROCE_WC_ATOMIC_WRITE	((enum ib_wc_opcode)9)
+#endif
+
+/*
  * udp_tunnel6_xmit_skb() returns int on 6.1 (always 0: errors are counted on
  * the netdev) and void on 6.12. Casting either to void is valid C, so one
  * definition serves both; the datapath must not expect a status from it.

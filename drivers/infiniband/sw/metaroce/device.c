@@ -157,7 +157,9 @@ static void metaroce_init_attr(struct metaroce_dev *mdev)
 	attr->max_qp_wr = METAROCE_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = METAROCE_MAX_SGE;
 	attr->max_recv_sge = METAROCE_MAX_SGE;
@@ -165,6 +167,7 @@ static void metaroce_init_attr(struct metaroce_dev *mdev)
 	attr->max_cq = METAROCE_MAX_CQ;
 	attr->max_cqe = METAROCE_MAX_CQE;
 	attr->max_mr = METAROCE_MAX_MR;
+	attr->max_mw = METAROCE_MAX_MW;
 	attr->max_pd = METAROCE_MAX_PD;
 	attr->max_qp_rd_atom = METAROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = METAROCE_MAX_RD_ATOMIC;
@@ -209,6 +212,7 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 
 	INIT_LIST_HEAD(&mdev->list);
 	xa_init_flags(&mdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init(&mdev->mw_xa);
 	xa_init_flags(&mdev->qp_xa, XA_FLAGS_ALLOC);
 	mutex_init(&mdev->qps_lock);
 	atomic_set(&mdev->num_qp, 0);
@@ -217,6 +221,7 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 	atomic_set(&mdev->num_pd, 0);
 	atomic_set(&mdev->num_cq, 0);
 	atomic_set(&mdev->num_mr, 0);
+	atomic_set(&mdev->num_mw, 0);
 	atomic_set(&mdev->num_ah, 0);
 	atomic_set(&mdev->num_srq, 0);
 
@@ -286,6 +291,8 @@ const struct ib_device_ops metaroce_dev_ops = {
 	.dealloc_pd = metaroce_dealloc_pd,
 	.dealloc_ucontext = metaroce_dealloc_ucontext,
 	.dereg_mr = metaroce_dereg_mr,
+	.alloc_mw = metaroce_alloc_mw,
+	.dealloc_mw = metaroce_dealloc_mw,
 	.destroy_ah = metaroce_destroy_ah,
 	.destroy_cq = metaroce_destroy_cq,
 	.destroy_qp = metaroce_destroy_qp,
@@ -317,6 +324,7 @@ const struct ib_device_ops metaroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, metaroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, metaroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, metaroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, metaroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, metaroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, metaroce_srq, ibsrq),

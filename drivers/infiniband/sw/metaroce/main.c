@@ -76,6 +76,8 @@ void metaroce_dealloc_driver(struct ib_device *ibdev)
 	/* ib_core destroyed every MR and AH before this point. */
 	WARN_ON(!xa_empty(&mdev->mr_xa));
 	xa_destroy(&mdev->mr_xa);
+	WARN_ON(!xa_empty(&mdev->mw_xa));
+	xa_destroy(&mdev->mw_xa);
 	WARN_ON(!xa_empty(&mdev->ah_xa));
 	xa_destroy(&mdev->ah_xa);
 

@@ -62,6 +62,7 @@
 #define METAROCE_MAX_CQE		65536
 #define METAROCE_MAX_PD			65536
 #define METAROCE_MAX_MR			65536
+#define METAROCE_MAX_MW			65536
 #define METAROCE_MAX_AH			65536
 #define METAROCE_MAX_SRQ		16384
 #define METAROCE_MAX_PATHS		64	/* MR_MAX_PATHS of the wire format */
@@ -108,7 +109,8 @@ struct metaroce_dev {
 	/* Paths of the RC connections of this device (module parameter at creation). */
 	u8 paths;
 
-	struct xarray mr_xa;	/* key index -> struct metaroce_mr */
+	struct xarray mr_xa;	/* key index -> struct metaroce_mr (NULL for an MW) */
+	struct xarray mw_xa;	/* key index -> struct metaroce_mw, RCU */
 	struct xarray qp_xa;	/* QP number -> struct metaroce_qp, RCU */
 	u32 qp_next;		/* xa_alloc_cyclic() cursor */
 	struct mutex qps_lock;	/* QP removal against the debugfs walk */
@@ -117,6 +119,7 @@ struct metaroce_dev {
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_mr;
+	atomic_t num_mw;
 	atomic_t num_ah;
 	atomic_t num_srq;
 
@@ -197,6 +200,7 @@ struct metaroce_mr {
 	refcount_t ref;		/* lookups in flight + 1 while registered */
 	struct completion released;
 	struct rcu_head rcu;
+	atomic_t num_mw;	/* memory windows bound to it: no dereg */
 
 	/* METAROCE_MR_USER */
 	struct ib_umem *umem;
@@ -213,6 +217,31 @@ struct metaroce_mr {
 static inline struct metaroce_mr *to_mmr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct metaroce_mr, ibmr);
+}
+
+/*
+ * A memory window (mw.c): a range of an MR with rights of its own, reached
+ * by its rkey only. Its key index is reserved in mr_xa, so MRs and MWs share
+ * one key space; the MW itself is in mw_xa. Type 1 windows are bound to the
+ * PD, type 2 windows to the QP that bound them.
+ */
+struct metaroce_mw {
+	struct ib_mw ibmw;
+	spinlock_t lock;	/* the binding below */
+	u32 rkey;		/* current key */
+	bool bound;
+	struct metaroce_mr *mr;	/* bound: the MR, its num_mw counts us */
+	const struct metaroce_qp *qp;	/* type 2, bound: the QP */
+	u64 addr;
+	u64 length;
+	int access;		/* remote rights granted */
+	refcount_t ref;		/* lookups in flight + 1 while allocated */
+	struct completion released;
+};
+
+static inline struct metaroce_mw *to_mmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct metaroce_mw, ibmw);
 }
 
 /* An address handle: where a UD send or an RC connection goes. */
@@ -415,6 +444,15 @@ int metaroce_mr_page(struct metaroce_mr *mr, u64 addr, struct page **page,
 int metaroce_mr_fast_reg(struct metaroce_mr *mr, u32 key, int access);
 int metaroce_mr_invalidate(struct metaroce_dev *mdev, u32 key,
 			   const struct ib_pd *pd);
+
+/* mw.c */
+int metaroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int metaroce_dealloc_mw(struct ib_mw *ibmw);
+struct metaroce_send_wqe;
+int metaroce_mw_bind(struct metaroce_qp *qp, const struct metaroce_send_wqe *e);
+int metaroce_mw_invalidate(struct metaroce_qp *qp, u32 rkey);
+int metaroce_rkey_get(struct metaroce_qp *qp, u32 rkey, int access, u64 addr,
+		      u64 len, struct metaroce_mr **mrp);
 
 /* ah.c */
 int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

@@ -31,7 +31,7 @@
 static int metaroce_mr_check_access(int access)
 {
 	/* Optional bits (relaxed ordering) may be ignored, others not. */
-	if (access & ~(METAROCE_MR_ACCESS | IB_ACCESS_OPTIONAL))
+	if (access & ~(METAROCE_MR_ACCESS | IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL))
 		return -EOPNOTSUPP;
 
 	/* IBA: remote write and atomic access need local write access. */
@@ -268,6 +268,10 @@ int metaroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct metaroce_dev *mdev = to_mdev(ibmr->device);
 	struct metaroce_mr *mr = to_mmr(ibmr);
+
+	/* IBA: not while windows are bound; -1 stops new binds (mw.c). */
+	if (atomic_cmpxchg(&mr->num_mw, 0, -1))
+		return -EBUSY;
 
 	xa_erase(&mdev->mr_xa, METAROCE_KEY_INDEX(mr->key));
 

@@ -59,14 +59,24 @@ static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
  * Memory: copies between a buffer and MRs, every access checked.
  */
 
-/* Copy @len bytes between @buf and [@addr, @addr + @len) of the MR @key. */
+/* Rights only a peer's access needs: its key may be a memory window's. */
+#define METAROCE_REMOTE_ACCESS	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Copy @len bytes between @buf and [@addr, @addr + @len) of the MR (or, for
+ * a remote @access, the MR or memory window) @key.
+ */
 static int metaroce_mr_copy(struct metaroce_qp *qp, u32 key, int access, u64 addr,
 			    void *buf, u32 len, bool to_mr)
 {
 	struct metaroce_mr *mr;
 	int ret;
 
-	ret = metaroce_mr_get(qp->mdev, key, qp->ibqp.pd, access, addr, len, &mr);
+	if (access & METAROCE_REMOTE_ACCESS)
+		ret = metaroce_rkey_get(qp, key, access, addr, len, &mr);
+	else
+		ret = metaroce_mr_get(qp->mdev, key, qp->ibqp.pd, access, addr, len, &mr);
 	if (ret)
 		return ret;
 	while (len) {
@@ -181,6 +191,10 @@ static enum ib_wc_opcode metaroce_wc_opcode(u8 wr_opcode)
 		return IB_WC_FETCH_ADD;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case METAROCE_WR_ATOMIC_WRITE:
+		return METAROCE_WC_ATOMIC_WRITE;
 	case METAROCE_WR_REG_MR:
 		return IB_WC_REG_MR;
 	default:
@@ -319,6 +333,8 @@ static u8 metaroce_mr_opcode(u8 wr_opcode)
 		return MR_OP_CMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return MR_OP_FETCH_ADD;
+	case METAROCE_WR_ATOMIC_WRITE:
+		return MR_OP_ATOMIC_WRITE;
 	}
 	return 0;
 }
@@ -341,15 +357,17 @@ static int metaroce_check_sgl(struct metaroce_qp *qp, const struct metaroce_sge 
 	return 0;
 }
 
-/* A local operation (LOCAL_INV, REG_MR) runs when the queue reaches it. */
+/* A local operation (LOCAL_INV, BIND_MW, REG_MR) runs when the queue reaches it. */
 static enum ib_wc_status metaroce_local_op(struct metaroce_qp *qp,
 					   const struct metaroce_send_wqe *e)
 {
 	struct metaroce_mr *mr;
 
 	if (e->opcode == IB_WR_LOCAL_INV)
-		return metaroce_mr_invalidate(qp->mdev, e->imm_inv, qp->ibqp.pd) ?
+		return metaroce_mw_invalidate(qp, e->imm_inv) ?
 			IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	if (e->opcode == IB_WR_BIND_MW)
+		return metaroce_mw_bind(qp, e) ? IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
 
 	mr = to_mmr((struct ib_mr *)(uintptr_t)e->wr.atomic.remote_addr);
 	if (mr->pd != qp->ibqp.pd ||
@@ -388,7 +406,7 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 	w->signaled = qp->sig_all || (e.send_flags & METAROCE_SEND_SIGNALED);
 	qp->sq_copy++;
 
-	if (e.opcode == IB_WR_LOCAL_INV ||
+	if (e.opcode == IB_WR_LOCAL_INV || e.opcode == IB_WR_BIND_MW ||
 	    (e.opcode == METAROCE_WR_REG_MR && !qp->user)) {
 		st = metaroce_local_op(qp, &e);
 		goto done;
@@ -399,7 +417,14 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 		st = IB_WC_LOC_QP_OP_ERR;
 		goto done;
 	}
-	if (e.send_flags & METAROCE_SEND_INLINE) {
+	if (mw.opcode == MR_OP_ATOMIC_WRITE) {
+		/* Its 8 bytes are in the WQE: no SGE, no inline data. */
+		if ((e.send_flags & METAROCE_SEND_INLINE) || e.num_sge) {
+			st = IB_WC_LOC_LEN_ERR;
+			goto done;
+		}
+		len = 8;
+	} else if (e.send_flags & METAROCE_SEND_INLINE) {
 		if (e.inline_len > room || e.inline_len > qp->max_inline ||
 		    mw.opcode == MR_OP_READ_REQ || mw.opcode == MR_OP_CMP_SWAP ||
 		    mw.opcode == MR_OP_FETCH_ADD) {
@@ -460,6 +485,13 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 		mw.swap_add = mw.opcode == MR_OP_CMP_SWAP ? e.wr.atomic.swap :
 			e.wr.atomic.compare_add;
 		mw.compare = mw.opcode == MR_OP_CMP_SWAP ? e.wr.atomic.compare_add : 0;
+		break;
+	case MR_OP_ATOMIC_WRITE:
+		mw.len = 8;
+		mw.va = e.wr.atomic.remote_addr;
+		mw.rkey = e.wr.atomic.rkey;
+		/* The bytes in memory order: the wire's big-endian value. */
+		mw.swap_add = be64_to_cpu((__force __be64)e.wr.atomic.swap);
 		break;
 	}
 	if (mw.solicited && mw.opcode != MR_OP_SEND && mw.opcode != MR_OP_SEND_IMM &&
@@ -627,6 +659,7 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 {
 	int access = qp->attr.qp_access_flags;
 	struct metaroce_recv_wqe rwqe;
+	int right;
 	struct metaroce_sge *sge;
 	u32 idx, prod;
 	int ret;
@@ -685,9 +718,8 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 		{
 			struct metaroce_mr *mr;
 
-			ret = metaroce_mr_get(qp->mdev, pkt->rreq.rkey, qp->ibqp.pd,
-					      IB_ACCESS_REMOTE_READ, pkt->rreq.va,
-					      pkt->mlen, &mr);
+			ret = metaroce_rkey_get(qp, pkt->rreq.rkey, IB_ACCESS_REMOTE_READ,
+						pkt->rreq.va, pkt->mlen, &mr);
 			if (ret)
 				return MR_NAK_REM_ACCESS;
 			metaroce_mr_put(mr);
@@ -696,16 +728,19 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
-		if (!(access & IB_ACCESS_REMOTE_ATOMIC))
+	case MR_OP_ATOMIC_WRITE:
+		/* An atomic write needs write rights (IBTA 1.5), the others atomic. */
+		right = pkt->opcode == MR_OP_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
+			IB_ACCESS_REMOTE_ATOMIC;
+		if (!(access & right))
 			return MR_NAK_REM_ACCESS;
 		{
 			struct metaroce_mr *mr;
 
 			if (pkt->atomic.va & 7)
 				return MR_NAK_INV_REQ;
-			ret = metaroce_mr_get(qp->mdev, pkt->atomic.rkey, qp->ibqp.pd,
-					      IB_ACCESS_REMOTE_ATOMIC, pkt->atomic.va, 8,
-					      &mr);
+			ret = metaroce_rkey_get(qp, pkt->atomic.rkey, right, pkt->atomic.va,
+						8, &mr);
 			if (ret)
 				return MR_NAK_REM_ACCESS;
 			metaroce_mr_put(mr);
@@ -719,7 +754,9 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 		u64 orig = pkt->orig;
 
 		sge = metaroce_swqe_sge(qp, widx);
-		if (pkt->opcode == MR_OP_ATOMIC_RESP)
+		if (w->opcode == METAROCE_WR_ATOMIC_WRITE)
+			ret = 0;	/* nothing to return: the response says it is done */
+		else if (pkt->opcode == MR_OP_ATOMIC_RESP)
 			ret = metaroce_sgl_copy(qp, sge, w->num_sge, 0, &orig, 8, true);
 		else
 			ret = metaroce_sgl_copy(qp, sge, w->num_sge, pkt->moff,
@@ -735,23 +772,28 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 	return MR_NAK_INV_REQ;
 }
 
+/* Execute an atomic in stream order; the ATOMIC_RESP carries the result. */
 static u64 metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d)
 {
+	int right = d->opcode == MR_OP_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
+		IB_ACCESS_REMOTE_ATOMIC;
 	struct metaroce_mr *mr;
 	struct page *page;
 	unsigned int off;
 	u64 orig = 0, *p;
 	void *va;
 
-	if (metaroce_mr_get(qp->mdev, d->rkey, qp->ibqp.pd, IB_ACCESS_REMOTE_ATOMIC,
-			    d->va, 8, &mr))
-		return 0;	/* deregistered since it was accepted */
+	if (metaroce_rkey_get(qp, d->rkey, right, d->va, 8, &mr))
+		return 0;	/* deregistered or invalidated since it was accepted */
 	if (metaroce_mr_page(mr, d->va, &page, &off) >= 8) {
 		va = kmap_local_page(page);
 		p = va + off;
 		spin_lock_bh(&metaroce_atomic_lock);
 		orig = *p;
-		if (d->opcode == MR_OP_FETCH_ADD)
+		if (d->opcode == MR_OP_ATOMIC_WRITE)
+			/* One 8-byte store: the bytes in their wire order. */
+			WRITE_ONCE(*(__be64 *)p, cpu_to_be64(d->swap_add));
+		else if (d->opcode == MR_OP_FETCH_ADD)
 			*p = orig + d->swap_add;
 		else if (orig == d->compare)
 			*p = d->swap_add;
@@ -776,6 +818,11 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 			mr_conn_atomic_result(qp->conn, d.resp_slot,
 					      metaroce_do_atomic(qp, &d));
 			continue;
+		case MR_OP_ATOMIC_WRITE:
+			/* ARESP orig is zero for an atomic write. */
+			metaroce_do_atomic(qp, &d);
+			mr_conn_atomic_result(qp->conn, d.resp_slot, 0);
+			continue;
 		case MR_OP_WRITE:
 			continue;
 		case MR_OP_SEND_IMM:
@@ -787,7 +834,7 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 			wc.wc_flags = IB_WC_WITH_INVALIDATE;
 			wc.ex.invalidate_rkey = d.imm_inv;
 			wc.opcode = IB_WC_RECV;
-			if (metaroce_mr_invalidate(qp->mdev, d.imm_inv, qp->ibqp.pd))
+			if (metaroce_mw_invalidate(qp, d.imm_inv))
 				wc.status = IB_WC_REM_INV_REQ_ERR;
 			break;
 		case MR_OP_WRITE_IMM:

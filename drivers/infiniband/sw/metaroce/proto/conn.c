@@ -63,9 +63,11 @@ static bool mr_op_has_payload(u8 opcode)
 	return opcode <= MR_OP_WRITE_IMM || opcode == MR_OP_READ_RESP;
 }
 
+/* Atomics: one 8-byte request, executed in order, answered by ATOMIC_RESP. */
 static bool mr_op_is_atomic(u8 opcode)
 {
-	return opcode == MR_OP_CMP_SWAP || opcode == MR_OP_FETCH_ADD;
+	return opcode == MR_OP_CMP_SWAP || opcode == MR_OP_FETCH_ADD ||
+	       opcode == MR_OP_ATOMIC_WRITE;
 }
 
 /* Operations answered by the peer, limited by max_rd_atomic. */
@@ -88,8 +90,8 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 
 	if (c->failed)
 		return -EIO;
-	if (wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
-	    wr->opcode == MR_OP_READ_RESP)
+	if ((wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
+	     wr->opcode == MR_OP_READ_RESP) && wr->opcode != MR_OP_ATOMIC_WRITE)
 		return -EOPNOTSUPP;
 	if (wr->stream >= c->cfg.n_streams || wr->len > MR_MAX_MSG_LEN)
 		return -EINVAL;
@@ -98,7 +100,7 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	if (mr_op_is_request(wr->opcode) && !c->cfg.max_rd_atomic)
 		return -EINVAL;
 	if (mr_op_is_atomic(wr->opcode) && (wr->len != 8 || (wr->va & 7) ||
-					    (wr->opcode == MR_OP_FETCH_ADD && wr->compare)))
+					    (wr->opcode != MR_OP_CMP_SWAP && wr->compare)))
 		return -EINVAL;
 	if (c->sq_head - c->sq_tail >= MR_SENDQ_DEPTH)
 		return -ENOSPC;
@@ -216,6 +218,7 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 		h->atomic.compare = m->wr.compare;
 		fallthrough;
 	case MR_OP_FETCH_ADD:
+	case MR_OP_ATOMIC_WRITE:
 		h->atomic.va = m->wr.va;
 		h->atomic.rkey = m->wr.rkey;
 		h->atomic.swap_add = m->wr.swap_add;
@@ -562,6 +565,7 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 		break;
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
+	case MR_OP_ATOMIC_WRITE:
 		r->va = pkt->atomic.va;
 		r->rkey = pkt->atomic.rkey;
 		r->swap_add = pkt->atomic.swap_add;

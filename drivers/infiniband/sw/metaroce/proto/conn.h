@@ -116,14 +116,14 @@ enum mr_wc_status {
 /* A message to send, as the host's send WQE describes it. */
 struct mr_send_wr {
 	u64	cookie;		/* the host's handle, returned at completion */
-	u8	opcode;		/* MR_OP_SEND .. MR_OP_FETCH_ADD, not the responses */
+	u8	opcode;		/* MR_OP_SEND .. MR_OP_FETCH_ADD, MR_OP_ATOMIC_WRITE */
 	u8	stream;
 	bool	solicited;
 	u32	len;		/* atomics: 8 */
 	u64	va;		/* WRITE*, READ, atomics: remote address */
 	u32	rkey;		/* WRITE*, READ, atomics: remote key */
 	u32	imm_inv;	/* SEND_IMM, WRITE_IMM: immediate; SEND_INV: rkey */
-	u64	swap_add;	/* CMP_SWAP: swap value; FETCH_ADD: addend */
+	u64	swap_add;	/* CMP_SWAP: swap; FETCH_ADD: addend; ATOMIC_WRITE: data */
 	u64	compare;	/* CMP_SWAP */
 };
 

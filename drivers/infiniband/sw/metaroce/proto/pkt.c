@@ -27,6 +27,7 @@ static const struct mr_opinfo mr_opinfo[] = {
 	[MR_OP_CMP_SWAP]	= { MR_HDR_ATOMIC, OPI_DATA },
 	[MR_OP_FETCH_ADD]	= { MR_HDR_ATOMIC, OPI_DATA },
 	[MR_OP_ATOMIC_RESP]	= { MR_HDR_ATOMIC_RESP, OPI_DATA },
+	[MR_OP_ATOMIC_WRITE]	= { MR_HDR_ATOMIC, OPI_DATA },
 	[MR_OP_ACK]		= { MR_HDR_ACK, 0 },
 	[MR_OP_NAK]		= { MR_HDR_NAK, 0 },
 	[MR_OP_UD_SEND]		= { MR_HDR_UD, OPI_UD | OPI_PAYLOAD | OPI_SE },
@@ -185,6 +186,7 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 		return MR_PERR_OK;
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
+	case MR_OP_ATOMIC_WRITE:
 		if (mr_decode_atomic_meth(pkt))
 			return MR_PERR_MSG;
 		pkt->atomic.va = mr_get_be64(e);
@@ -193,7 +195,7 @@ static enum mr_perr mr_decode_ext(const u8 *b, struct mr_pkt *pkt)
 		pkt->atomic.compare = mr_get_be64(e + 24);
 		if (mr_get_be32(e + 12))
 			return MR_PERR_RSVD;
-		if (pkt->opcode == MR_OP_FETCH_ADD && pkt->atomic.compare)
+		if (pkt->opcode != MR_OP_CMP_SWAP && pkt->atomic.compare)
 			return MR_PERR_RSVD;
 		if (pkt->atomic.va & 7)
 			return MR_PERR_ALIGN;
@@ -314,6 +316,7 @@ static void mr_encode_ext(const struct mr_pkt *pkt, u8 *b)
 		break;
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
+	case MR_OP_ATOMIC_WRITE:
 		mr_put_be64(pkt->atomic.va, e);
 		mr_put_be32(pkt->atomic.rkey, e + 8);
 		mr_put_be32(0, e + 12);

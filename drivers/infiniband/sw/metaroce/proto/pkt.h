@@ -54,8 +54,8 @@ struct mr_pkt_rreq {
 struct mr_pkt_atomic {
 	u64	va;
 	u32	rkey;
-	u64	swap_add;
-	u64	compare;
+	u64	swap_add;	/* ATOMIC_WRITE: the 8 bytes, as a big-endian u64 */
+	u64	compare;	/* CMP_SWAP only; zero otherwise */
 };
 
 struct mr_pkt_ack {
