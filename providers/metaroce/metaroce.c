@@ -278,6 +278,13 @@ static const struct verbs_device_ops metaroce_dev_ops = {
 	.alloc_context = metaroce_alloc_context,
 };
 
+/* Direct verbs (dv.c): whether a device is one of ours. */
+bool metaroce_is_our_device(struct ibv_device *ibdev)
+{
+	/* The library allocated it as our verbs_device: ibv_device comes first. */
+	return ibdev && ((struct verbs_device *)ibdev)->ops == &metaroce_dev_ops;
+}
+
 /* libibverbs dlopen()s this library; registering is all it needs from us. */
 static void __attribute__((constructor)) metaroce_register_driver(void)
 {

@@ -26,6 +26,9 @@ static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
 		offsetof(struct metaroce_context, vctx.context));
 }
 
+/* metaroce.c */
+bool metaroce_is_our_device(struct ibv_device *ibdev);
+
 /* rings.c (the ring helpers are in rings.h) */
 struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
@@ -66,6 +69,11 @@ struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 /* qp_ex.c */
 struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 				     struct ibv_qp_init_attr_ex *attr);
+struct metaroce_create_qp_req;
+/* With the driver data of the dv extension (dv.c), or NULL for none. */
+struct ibv_qp *metaroce_create_qp_ex_req(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *attr,
+					 const struct metaroce_create_qp_req *req);
 
 /* srq.c */
 struct ibv_srq *metaroce_create_srq(struct ibv_pd *pd,

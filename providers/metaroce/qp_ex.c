@@ -121,7 +121,7 @@ static struct metaroce_send_wqe *metaroce_wr_new(struct ibv_qp_ex *qpx,
 }
 
 /* The WQE the setters complete, or NULL (error remembered). */
-static struct metaroce_send_wqe *metaroce_wr_cur(struct ibv_qp_ex *qpx)
+struct metaroce_send_wqe *metaroce_wr_cur(struct ibv_qp_ex *qpx)
 {
 	struct metaroce_qp *qp = ex_to_mqp(qpx);
 
@@ -487,8 +487,18 @@ static int metaroce_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
 struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 				     struct ibv_qp_init_attr_ex *attr)
 {
+	return metaroce_create_qp_ex_req(context, attr, NULL);
+}
+
+struct ibv_qp *metaroce_create_qp_ex_req(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *attr,
+					 const struct metaroce_create_qp_req *req)
+{
 	union metaroce_create_qp_resp_buf resp = {};
-	struct vpriv_cmd_create_qp cmd = {};
+	struct {
+		struct vpriv_cmd_create_qp ibv;
+		struct metaroce_create_qp_req drv;	/* udata: only with req */
+	} cmd = {};
 	struct ibv_qp_init_attr_ex kattr;
 	struct metaroce_qp *qp;
 	int ret;
@@ -506,7 +516,10 @@ struct ibv_qp *metaroce_create_qp_ex(struct ibv_context *context,
 	/* CREATE_FLAGS, checked to be 0 above, is not the command's to see. */
 	kattr = *attr;
 	kattr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &kattr, &cmd, sizeof(cmd),
+	if (req)
+		cmd.drv = *req;
+	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, &kattr, &cmd.ibv,
+				   req ? sizeof(cmd) : sizeof(cmd.ibv),
 				   &resp.core, sizeof(resp));
 	if (ret)
 		goto err_free;

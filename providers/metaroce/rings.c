@@ -358,6 +358,12 @@ int metaroce_qp_setup(struct metaroce_qp *qp,
 	qp->sq_prod = metaroce_load_acquire(&qp->sq.hdr->prod);
 	if (qp->rq.hdr)
 		qp->rq_prod = metaroce_load_acquire(&qp->rq.hdr->prod);
+	ret = metaroce_qp_dv_setup(qp, drv, cmd_fd);
+	if (ret) {
+		pthread_spin_destroy(&qp->rq_lock);
+		pthread_spin_destroy(&qp->sq_lock);
+		goto err_unmap;
+	}
 	return 0;
 
 err_unmap:
@@ -424,6 +430,7 @@ int metaroce_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
+	metaroce_qp_dv_unmap(qp);
 	metaroce_uring_unmap(&qp->rq);
 	metaroce_uring_unmap(&qp->sq);
 	pthread_spin_destroy(&qp->rq_lock);
@@ -584,6 +591,13 @@ static int metaroce_build_send(struct metaroce_qp *qp,
 int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		       struct ibv_send_wr **bad_wr)
 {
+	return metaroce_post_send_stream(ibqp, wr, 0, bad_wr);
+}
+
+/* ibv_post_send() on @stream (the dv extension's metaroce_dv_post_send()). */
+int metaroce_post_send_stream(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			      uint8_t stream, struct ibv_send_wr **bad_wr)
+{
 	struct metaroce_qp *qp = to_mqp(ibqp);
 	struct ibv_send_wr *unused;
 	unsigned int posted = 0;
@@ -591,9 +605,10 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 	/*
 	 * Posting in RESET is an error; queued, the WQE would go out once
-	 * the QP reached RTS. libibverbs tracks the state we check.
+	 * the QP reached RTS. libibverbs tracks the state we check. A stream
+	 * the QP lacks would fail it in the kernel: refuse it here.
 	 */
-	if (ibqp->state == IBV_QPS_RESET) {
+	if (ibqp->state == IBV_QPS_RESET || stream >= qp->num_streams) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -610,6 +625,8 @@ int metaroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				metaroce_uring_entry(&qp->sq, qp->sq_prod));
 		if (ret)
 			break;
+		((struct metaroce_send_wqe *)
+		 metaroce_uring_entry(&qp->sq, qp->sq_prod))->stream = stream;
 		qp->sq_prod++;
 		posted++;
 	}

@@ -102,6 +102,11 @@ struct metaroce_qp {
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
+	/* dv.c: paths and streams (0 paths: not told), the statistics page */
+	uint8_t num_paths;
+	uint8_t num_streams;
+	const struct metaroce_qp_stats *stats;
+	size_t stats_len;
 	/* The wr_* batch being built (qp_ex.c), past sq_prod, unpublished. */
 	struct metaroce_send_wqe *wr_cur;
 	uint32_t wr_pending;
@@ -134,5 +139,15 @@ int metaroce_qp_setup(struct metaroce_qp *qp,
 		      const struct metaroce_create_qp_resp *drv,
 		      const struct ibv_qp_cap *cap, bool has_srq, int cmd_fd);
 bool metaroce_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode opcode);
+int metaroce_post_send_stream(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			      uint8_t stream, struct ibv_send_wr **bad_wr);
+
+/* qp_ex.c: the WQE the wr_* setters complete, or NULL (error remembered). */
+struct metaroce_send_wqe *metaroce_wr_cur(struct ibv_qp_ex *qpx);
+
+/* dv.c */
+int metaroce_qp_dv_setup(struct metaroce_qp *qp,
+			 const struct metaroce_create_qp_resp *drv, int cmd_fd);
+void metaroce_qp_dv_unmap(struct metaroce_qp *qp);
 
 #endif /* METAROCE_RINGS_H */

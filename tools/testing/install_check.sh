@@ -33,7 +33,7 @@ vermagic_is() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..10"
 for kver in "$K612" "$K61"; do
 	d=$stage/$kver
 	check "make install DESTDIR= for $kver" \
@@ -46,6 +46,11 @@ check "provider where libibverbs looks" \
 	test -f "$d/usr/lib/$multiarch/libibverbs/libmetaroce-rdmav34.so"
 check "its .driver file in /etc/libibverbs.d" \
 	grep -qx 'driver metaroce' "$d/etc/libibverbs.d/metaroce.driver"
+check "infiniband/metaroce_dv.h in /usr/include" \
+	test -f "$d/usr/include/infiniband/metaroce_dv.h"
+check "libmetaroce.so for -lmetaroce, exporting metaroce_dv_create_qp@@METAROCE_1.0" \
+	sh -c "readelf --dyn-syms -W '$d/usr/lib/$multiarch/libmetaroce.so' |
+		grep -q ' metaroce_dv_create_qp@@METAROCE_1.0\$'"
 d=$stage/opt
 make -s install DESTDIR="$d" PREFIX=/opt/metaroce >/dev/null 2>&1
 check "PREFIX=/opt/metaroce: .driver names the library by absolute path" \

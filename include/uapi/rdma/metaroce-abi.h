@@ -222,10 +222,76 @@ struct metaroce_resize_cq_resp {
 	struct metaroce_ring_info ring;
 };
 
-/* IB_USER_VERBS_CMD_CREATE_QP: driver data of the response. */
+/*
+ * IB_USER_VERBS_CMD_CREATE_QP: driver data of the request, optional (a
+ * provider may send none: udata inlen 0 gives the defaults). The direct-verbs
+ * extension (infiniband/metaroce_dv.h) fills it. 0 in num_paths or
+ * num_streams asks for the default. No comp_mask bit is defined yet: the
+ * kernel refuses any (EOPNOTSUPP), a reserved field that is not zero or a
+ * value out of range (EINVAL), and anything but the defaults for a QP that is
+ * not RC or, with more than one stream, that uses an SRQ (EOPNOTSUPP).
+ */
+#define METAROCE_MAX_QP_PATHS		64
+#define METAROCE_MAX_QP_STREAMS		16
+
+struct metaroce_create_qp_req {
+	__u32 comp_mask;
+	__u8 num_paths;		/* default: the device's paths (module parameter) */
+	__u8 num_streams;	/* default: 1, verbs RC ordering */
+	__u16 reserved;
+};
+
+/*
+ * IB_USER_VERBS_CMD_CREATE_QP: driver data of the response. The fields after
+ * rq were appended; the kernel writes as much as the provider's buffer holds
+ * (at least up to rq), so providers that know only sq and rq keep working.
+ * comp_mask says which appended fields are valid.
+ */
+#define METAROCE_CREATE_QP_RESP_PATHS	(1U << 0)	/* num_paths, num_streams */
+#define METAROCE_CREATE_QP_RESP_STATS	(1U << 1)	/* stats */
+
 struct metaroce_create_qp_resp {
 	struct metaroce_ring_info sq;
 	struct metaroce_ring_info rq;	/* num_entries 0 with an SRQ */
+	__u32 comp_mask;
+	__u8 num_paths;
+	__u8 num_streams;
+	__u16 reserved;
+	/* A read-only struct metaroce_qp_stats page; num_entries 1, entry_size its size. */
+	struct metaroce_ring_info stats;
+};
+
+/*
+ * Per-path statistics of an RC QP's sending direction, in a page the process
+ * maps read-only (metaroce_create_qp_resp.stats) and the kernel rewrites
+ * while the QP runs. seq is a sequence count: odd while the kernel writes.
+ * A reader loads seq (acquire), copies, then loads seq again after an
+ * acquire fence, and retries if it was odd or changed. Counters are those of
+ * the current connection (they start at zero at RTR). path[i] for i below
+ * num_paths is valid.
+ */
+#define METAROCE_PATH_ACTIVE	1	/* in service */
+#define METAROCE_PATH_RETIRED	2	/* out of service, probed */
+
+struct metaroce_path_stats {
+	__aligned_u64 tx_pkts;		/* data packets sent on it, retransmissions too */
+	__aligned_u64 tx_retx;		/* retransmissions (and probes) sent on it */
+	__aligned_u64 lost;		/* packets sent on it declared lost */
+	__aligned_u64 ecn_marks;	/* acknowledgements echoing a CE mark */
+	__aligned_u64 srtt_ns;		/* smoothed RTT, 0 before the first sample */
+	__u16 udp_sport;		/* UDP source port, host order */
+	__u8 state;			/* METAROCE_PATH_*, 0 before RTR */
+	__u8 reserved[5];
+};
+
+struct metaroce_qp_stats {
+	__u32 seq;
+	__u8 num_paths;
+	__u8 num_streams;
+	__u16 reserved0;
+	__aligned_u64 tx_pkts;		/* sum over the paths */
+	__u8 reserved1[48];
+	struct metaroce_path_stats path[METAROCE_MAX_QP_PATHS];
 };
 
 /*

@@ -29,7 +29,9 @@
  * fake_ring_hdr() and fake_ring_entry(), adds completions to the CQ ring,
  * and counts the commands with fake_cmd_count(). The QP may then be RC or
  * UD (one at a time), DESTROY_CQ wants every completion consumed, and AHs
- * (number FAKE_AH_NUM) can be created.
+ * (number FAKE_AH_NUM) can be created. A CREATE_QP with driver data (the
+ * direct verbs, verbs_dv) is checked as the kernel checks it and answered
+ * with paths, streams and a statistics page (fake_last_create_qp_req()).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -246,14 +248,31 @@ static int dereg_mr(const void *body, size_t in_len)
  * The fake rings: each a memfd, which mmap() of the uverbs file at the
  * ring's offset maps instead.
  */
-enum { RING_CQ, RING_SQ, RING_RQ, RING_SRQ, NR_RINGS };
+enum { RING_CQ, RING_SQ, RING_RQ, RING_SRQ, RING_STATS, NR_RINGS };
 
 static struct fake_ring {
 	int fd;
 	struct metaroce_ring *hdr;
 	size_t len;
 	uint32_t num, entry_size;
-} rings[NR_RINGS] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+} rings[NR_RINGS] = {
+	{ .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 }
+};
+
+/*
+ * verbs_dv (scenario ex): the driver data of the last CREATE_QP that had
+ * some. Such a QP gets paths and streams in its response (what it asked,
+ * else 8 and 1) and a statistics page, ring RING_STATS, that verbs_dv fills.
+ */
+static struct metaroce_create_qp_req last_req;
+static int qp_reqs;
+
+int fake_last_create_qp_req(struct metaroce_create_qp_req *req);
+int fake_last_create_qp_req(struct metaroce_create_qp_req *req)
+{
+	*req = last_req;
+	return qp_reqs;
+}
 
 static uint64_t ring_offset(int i)
 {
@@ -406,6 +425,24 @@ static int create_qp(const void *body, size_t in_len, size_t out_len)
 	ret = ring_new(RING_SQ, FAKE_QP_WR, 128, &resp.drv.sq);
 	if (!ret)
 		ret = ring_new(RING_RQ, FAKE_QP_WR, 64, &resp.drv.rq);
+	if (!ret && scenario_ex() && in_len > sizeof(*cmd)) {
+		/* The dv extension's request, checked as the kernel does. */
+		if (in_len != sizeof(*cmd) + sizeof(last_req))
+			return EINVAL;
+		memcpy(&last_req, (const char *)body + sizeof(*cmd), sizeof(last_req));
+		qp_reqs++;
+		fake_log("create_qp req paths=%u streams=%u", last_req.num_paths,
+			 last_req.num_streams);
+		if (last_req.comp_mask || last_req.reserved ||
+		    last_req.num_paths > 64 || last_req.num_streams > 16)
+			return EINVAL;
+		resp.drv.comp_mask = METAROCE_CREATE_QP_RESP_PATHS |
+				     METAROCE_CREATE_QP_RESP_STATS;
+		resp.drv.num_paths = last_req.num_paths ? last_req.num_paths : 8;
+		resp.drv.num_streams = last_req.num_streams ? last_req.num_streams : 1;
+		ret = ring_new(RING_STATS, 1, sizeof(struct metaroce_qp_stats),
+			       &resp.drv.stats);
+	}
 	if (ret)
 		return ret;
 	resp.core.qp_handle = FAKE_QP_HANDLE;
@@ -475,6 +512,8 @@ static int destroy_qp(const void *body, size_t in_len, size_t out_len)
 		return EINVAL;
 	ring_free(RING_SQ);
 	ring_free(RING_RQ);
+	if (rings[RING_STATS].fd >= 0)
+		ring_free(RING_STATS);
 	return respond(cmd->response, out_len, &resp, sizeof(resp));
 }
 

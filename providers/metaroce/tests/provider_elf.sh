@@ -3,7 +3,8 @@
 #
 # Host test: the shape of the built provider, read with readelf.
 #   - it depends on libibverbs.so.1 and libc.so.6 only, with no RPATH/RUNPATH;
-#   - it defines no dynamic symbol (registration happens in a constructor);
+#   - it defines no dynamic symbol (registration happens in a constructor) but the
+#     direct verbs of metaroce_dv.h, all at version METAROCE_1.0;
 #   - every symbol it imports is versioned from libibverbs (IBVERBS_*) or glibc,
 #     apart from the weak hooks every toolchain emits;
 #   - it imports verbs_register_driver_34@IBVERBS_PRIVATE_34;
@@ -41,8 +42,9 @@ tap $? "has no RPATH or RUNPATH"
 syms=$(readelf --dyn-syms -W "$so" 2>/dev/null)
 # Columns: Num: Value Size Type Bind Vis Ndx Name [(version index)]
 defined=$(echo "$syms" | awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") { print $8 }')
-[ -z "$defined" ]
-tap $? "exports no symbols" "$defined"
+stray=$(echo "$defined" | grep -Ev '^(metaroce_dv_[a-z_]+@@METAROCE_1\.0|METAROCE_1\.0)$')
+[ -z "$stray" ] && [ "$(echo "$defined" | grep -c '^metaroce_dv_')" -eq 6 ]
+tap $? "exports the six metaroce_dv_* functions at METAROCE_1.0 and nothing else" "$defined"
 
 stray=$(echo "$syms" | awk '$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
 	grep -Ev '^(GLOBAL|WEAK) [^@]+@(IBVERBS_[0-9A-Z_.]+|GLIBC_[0-9.]+)$' |

@@ -547,6 +547,20 @@ static void test_clean_spraying(void **state)
 	world_free(&w);
 }
 
+/* The per-path counters (host statistics) add up to the connection's. */
+static void check_path_stats(const struct mr_conn *c)
+{
+	u64 sent = 0, retx = 0;
+	u32 i;
+
+	for (i = 0; i < c->paths.n; i++) {
+		sent += c->paths.p[i].stat_sent;
+		retx += c->paths.p[i].stat_retx;
+	}
+	assert_int_equal(sent, c->stats.tx_pkts);
+	assert_int_equal(retx, c->stats.tx_retx + c->stats.tx_probes);
+}
+
 static void test_random_loss_and_jitter(void **state)
 {
 	static struct world w;
@@ -568,6 +582,9 @@ static void test_random_loss_and_jitter(void **state)
 	check_events(w.c[1], &evlog[1]);
 	assert_true(evlog[0].loss[MR_LOSS_ACK] > 0);
 	assert_true(evlog[0].retx[MR_LOSS_ACK] > 0);
+	check_path_stats(w.c[0]);
+	assert_true(w.c[0]->paths.p[0].stat_retx + w.c[0]->paths.p[1].stat_retx +
+		    w.c[0]->paths.p[2].stat_retx + w.c[0]->paths.p[3].stat_retx > 0);
 	print_message("# %u drops %llu pkts %llu retx %llu tlp %llu rto %llu spurious %llu us\n",
 		      w.drops,
 		      (unsigned long long)w.c[0]->stats.tx_pkts,
@@ -689,6 +706,12 @@ static void test_ecn_marked_path_sheds_load(void **state)
 	assert_true(w.c[1]->ce_cnt > 0);
 	assert_true(w.c[0]->cc.alpha > 0);
 	assert_true(w.c[0]->paths.p[1].ce_frac > w.c[0]->paths.p[0].ce_frac);
+	/* counted on the marked path alone */
+	assert_true(w.c[0]->paths.p[1].stat_ce > 0);
+	for (i = 0; i < 4; i++)
+		if (i != 1)
+			assert_int_equal(w.c[0]->paths.p[i].stat_ce, 0);
+	check_path_stats(w.c[0]);
 	/* and moved traffic off the marked path */
 	for (i = 0; i < 4; i++)
 		if (i != 1)

@@ -9,6 +9,7 @@
 #ifndef METAROCE_COMPAT_H
 #define METAROCE_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/version.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
@@ -48,6 +49,19 @@ static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 #else
 static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 {
+}
+#endif
+
+/* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in v6.3. */
+#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+static inline void metaroce_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vm_flags_clear(vma, flags);
+}
+#else
+static inline void metaroce_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags &= ~flags;
 }
 #endif
 

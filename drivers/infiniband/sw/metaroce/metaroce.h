@@ -322,6 +322,8 @@ struct metaroce_swqe {
 	bool done;
 	bool inline_data;
 	u16 num_sge;
+	u8 stream;
+	bool reported;		/* M > 1: completion reported ahead of sq_done */
 	u32 len;		/* message bytes */
 	/* IB_WR_REG_MR (kernel QPs only) */
 	struct metaroce_mr *reg_mr;
@@ -381,7 +383,17 @@ struct metaroce_qp {
 	struct metaroce_dp_dest dest;
 	u16 sport_base;
 	u8 n_paths;
+	u8 n_streams;			/* M: 1 unless set through the dv extension */
 	u8 min_rnr_timer;
+
+	/*
+	 * M > 1 without an SRQ: receive WQEs completed ahead of rq_done (bit
+	 * per ring slot), whose slots are freed once rq_done reaches them.
+	 */
+	unsigned long *rq_early;
+	/* User RC QPs: the page of metaroce_create_qp_resp.stats (dv.c) */
+	struct metaroce_qp_stats *stats;
+	struct metaroce_mmap_entry *stats_mmap;
 
 	struct sk_buff_head rxq;
 	struct work_struct work;
@@ -392,6 +404,12 @@ struct metaroce_qp {
 static inline struct metaroce_qp *to_mqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct metaroce_qp, ibqp);
+}
+
+/* UDP source port of path p, host order. */
+static inline u16 metaroce_qp_sport(const struct metaroce_qp *qp, unsigned int p)
+{
+	return METAROCE_SPORT_MIN + (qp->sport_base + p) % METAROCE_SPORT_SPAN;
 }
 
 /* main.c */
@@ -474,6 +492,15 @@ int metaroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr);
 int metaroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
+
+/* dv.c */
+int metaroce_qp_dv_init(struct metaroce_qp *qp, const struct ib_qp_init_attr *init,
+			struct ib_udata *udata);
+int metaroce_qp_dv_alloc(struct metaroce_qp *qp);
+int metaroce_qp_stats_export(struct metaroce_qp *qp, struct ib_ucontext *uctx,
+			     struct metaroce_ring_info *info);
+void metaroce_qp_stats_update(struct metaroce_qp *qp);
+void metaroce_qp_dv_free(struct metaroce_qp *qp);
 
 /* trace.c */
 struct mr_event;

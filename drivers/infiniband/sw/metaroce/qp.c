@@ -11,6 +11,7 @@
  * verbs alone").
  */
 
+#include <linux/bitmap.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
@@ -132,21 +133,24 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = metaroce_qp_check_cap(&init->cap, init->srq);
 	if (ret)
 		return ret;
-	if (udata && udata->outlen < sizeof(resp))
+	/* Providers from before the dv fields know sq and rq only. */
+	if (udata && udata->outlen < offsetofend(struct metaroce_create_qp_resp, rq))
 		return -EINVAL;
+	qp->mdev = mdev;
+	ret = metaroce_qp_dv_init(qp, init, udata);
+	if (ret)
+		return ret;
 
 	if (atomic_inc_return(&mdev->num_qp) > METAROCE_MAX_QP) {
 		ret = -ENOMEM;
 		goto err_count;
 	}
 
-	qp->mdev = mdev;
 	qp->user = !!udata;
 	mutex_init(&qp->mutex);
 	spin_lock_init(&qp->sq_post_lock);
 	spin_lock_init(&qp->rq_post_lock);
 	qp->state = IB_QPS_RESET;
-	qp->n_paths = READ_ONCE(mdev->paths);
 	qp->sport_base = get_random_u32() % METAROCE_SPORT_SPAN;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 
@@ -159,6 +163,9 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (ret)
 			goto err_queues;
 	}
+	ret = metaroce_qp_dv_alloc(qp);
+	if (ret)
+		goto err_queues;
 
 	if (udata) {
 		struct metaroce_ucontext *uctx =
@@ -168,8 +175,19 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		/* With an SRQ resp.rq stays zero: num_entries 0. */
 		if (!ret && !init->srq)
 			ret = metaroce_queue_export(&qp->rq, &uctx->ibuc, &resp.rq);
+		if (!ret && init->qp_type == IB_QPT_RC) {
+			resp.comp_mask = METAROCE_CREATE_QP_RESP_PATHS;
+			resp.num_paths = qp->n_paths;
+			resp.num_streams = qp->n_streams;
+			/* Only for a provider that has room for it in its response. */
+			if (udata->outlen >= offsetofend(typeof(resp), stats)) {
+				ret = metaroce_qp_stats_export(qp, &uctx->ibuc, &resp.stats);
+				resp.comp_mask |= METAROCE_CREATE_QP_RESP_STATS;
+			}
+		}
 		if (!ret)
-			ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+			ret = ib_copy_to_udata(udata, &resp,
+					       min_t(size_t, udata->outlen, sizeof(resp)));
 		if (ret)
 			goto err_queues;
 	}
@@ -190,6 +208,7 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_queues:
+	metaroce_qp_dv_free(qp);
 	metaroce_srq_qp_detach(qp);
 	metaroce_qp_free_queues(qp);
 err_count:
@@ -211,6 +230,7 @@ int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	kfree(qp->fatal_nak);
 	kvfree(qp->conn);
 	qp->conn = NULL;
+	metaroce_qp_dv_free(qp);
 	metaroce_qp_free_queues(qp);
 	mutex_destroy(&qp->mutex);
 	atomic_dec(&mdev->num_qp);
@@ -319,6 +339,8 @@ static int metaroce_qp_reset(struct metaroce_qp *qp)
 	qp->sq_done = qp->sq_copy;
 	qp->rq_done = qp->srq ? 0 : READ_ONCE(qp->rq.ring->prod);
 	qp->rq_base = qp->rq_done;
+	if (qp->rq_early)
+		bitmap_zero(qp->rq_early, qp->rq.num);
 	metaroce_srq_qp_reset(qp);
 	qp->sq_error = false;
 	qp->flushing = false;
@@ -357,7 +379,8 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	cfg.mtu = mtu;
 	cfg.n_paths = qp->n_paths;
 	cfg.peer_paths = MR_MAX_PATHS;
-	cfg.n_streams = 1;
+	/* Both sides must have been created with the same M (spec). */
+	cfg.n_streams = qp->n_streams;
 	cfg.retry_cnt = 7;
 	cfg.rnr_retry = 7;
 	cfg.max_rd_atomic = metaroce_qp_max_rd_atomic(qp);

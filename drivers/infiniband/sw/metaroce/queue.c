@@ -87,6 +87,14 @@ int metaroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
+	if (entry->readonly) {
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EPERM;
+			goto out;
+		}
+		/* Nor later through mprotect(). */
+		metaroce_vm_flags_clear(vma, VM_MAYWRITE);
+	}
 	ret = remap_vmalloc_range(vma, entry->buf, 0);
 out:
 	rdma_user_mmap_entry_put(rdma_entry);

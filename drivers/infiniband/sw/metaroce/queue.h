@@ -18,6 +18,7 @@
 struct metaroce_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;		/* vmalloc_user() */
+	bool readonly;		/* the process may not map it writable */
 };
 
 struct metaroce_queue {

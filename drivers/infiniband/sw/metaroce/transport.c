@@ -221,31 +221,56 @@ static void metaroce_qp_to_err(struct metaroce_qp *qp)
 	}
 }
 
-/* Report the send WQEs that are done, in ring order, and free their slots. */
+static void metaroce_swqe_report(struct metaroce_qp *qp, const struct metaroce_swqe *w)
+{
+	struct ib_wc wc = {
+		.wr_id = w->wr_id,
+		.status = w->status,
+		.opcode = metaroce_wc_opcode(w->opcode),
+		.qp = &qp->ibqp,
+		.byte_len = w->len,
+	};
+
+	if (w->signaled || w->status != IB_WC_SUCCESS)
+		metaroce_cq_post(to_mcq(qp->ibqp.send_cq), &wc, false);
+}
+
+/*
+ * Report the send WQEs that are done and free their slots, which go back in
+ * ring order. One stream: completions in ring order (verbs). Several: in
+ * order per stream only (spec, "Streams and ordering"), so a WQE is
+ * reported once the earlier WQEs of its stream are; the scan is bounded by
+ * the WQEs taken and not freed (MR_SENDQ_DEPTH messages plus local ones).
+ */
 static void metaroce_sq_complete(struct metaroce_qp *qp)
 {
-	struct metaroce_cq *cq = to_mcq(qp->ibqp.send_cq);
+	u16 blocked = 0;
+	u32 idx;
 
-	while (qp->sq_done != qp->sq_copy) {
-		struct metaroce_swqe *w = &qp->swqe[qp->sq_done & (qp->sq.num - 1)];
+	for (idx = qp->sq_done; idx != qp->sq_copy; idx++) {
+		struct metaroce_swqe *w = &qp->swqe[idx & (qp->sq.num - 1)];
+		u16 sbit = BIT(w->stream);
 
-		struct ib_wc wc = {
-			.wr_id = w->wr_id,
-			.status = w->status,
-			.opcode = metaroce_wc_opcode(w->opcode),
-			.qp = &qp->ibqp,
-			.byte_len = w->len,
-		};
-		bool report = w->signaled || w->status != IB_WC_SUCCESS;
-
-		if (!w->done)
-			break;
+		if (!w->done || (blocked & sbit)) {
+			if (qp->n_streams == 1)
+				break;
+			blocked |= sbit;
+			continue;
+		}
+		if (idx != qp->sq_done) {
+			if (!w->reported) {
+				w->reported = true;
+				metaroce_swqe_report(qp, w);
+			}
+			continue;
+		}
 		w->done = false;
 		/* Free the slot first: a consumer may post again on seeing the CQE. */
 		qp->sq_done++;
 		metaroce_queue_cons_release(&qp->sq, qp->sq_done);
-		if (report)
-			metaroce_cq_post(cq, &wc, false);
+		if (!w->reported)
+			metaroce_swqe_report(qp, w);
+		w->reported = false;
 	}
 }
 
@@ -259,19 +284,36 @@ static void metaroce_swqe_finish(struct metaroce_qp *qp, u32 idx, enum ib_wc_sta
 		qp->sq_error = true;
 }
 
-/* Completion of a receive WQE: the next one in ring order. */
-static void metaroce_rq_complete(struct metaroce_qp *qp, const struct ib_wc *tmpl,
-				 bool solicited)
+/*
+ * Completion of the receive WQE at ring index idx: rq_done, or with several
+ * streams one after it (a later stream's message delivered first). Slots are
+ * freed in ring order: an early one when rq_done reaches it.
+ */
+static void metaroce_rq_complete_at(struct metaroce_qp *qp, u32 idx,
+				    const struct ib_wc *tmpl, bool solicited)
 {
-	struct metaroce_recv_wqe *ring_wqe = metaroce_queue_entry(&qp->rq, qp->rq_done);
+	struct metaroce_recv_wqe *ring_wqe = metaroce_queue_entry(&qp->rq, idx);
 	struct ib_wc wc = *tmpl;
 
 	wc.wr_id = READ_ONCE(ring_wqe->wr_id);
 	wc.qp = &qp->ibqp;
-	/* Free the slot first: a consumer may post again on seeing the CQE. */
-	qp->rq_done++;
-	metaroce_queue_cons_release(&qp->rq, qp->rq_done);
+	if (idx != qp->rq_done) {
+		__set_bit(idx & (qp->rq.num - 1), qp->rq_early);
+	} else {
+		/* Free the slots first: a consumer may post again on seeing the CQE. */
+		qp->rq_done++;
+		while (qp->rq_early &&
+		       __test_and_clear_bit(qp->rq_done & (qp->rq.num - 1), qp->rq_early))
+			qp->rq_done++;
+		metaroce_queue_cons_release(&qp->rq, qp->rq_done);
+	}
 	metaroce_cq_post(to_mcq(qp->ibqp.recv_cq), &wc, solicited);
+}
+
+static void metaroce_rq_complete(struct metaroce_qp *qp, const struct ib_wc *tmpl,
+				 bool solicited)
+{
+	metaroce_rq_complete_at(qp, qp->rq_done, tmpl, solicited);
 }
 
 /* In the error state every WQE completes with a flush error. */
@@ -305,6 +347,7 @@ static void metaroce_qp_flush(struct metaroce_qp *qp)
 		metaroce_srq_qp_flush(qp);
 		return;
 	}
+	/* Those completed early (several streams) are done and freed on the way. */
 	prod = metaroce_queue_prod_acquire(&qp->rq);
 	while (qp->rq_done != prod && prod - qp->rq_done <= qp->rq.num)
 		metaroce_rq_complete(qp, &wc, false);
@@ -406,6 +449,16 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 	w->signaled = qp->sig_all || (e.send_flags & METAROCE_SEND_SIGNALED);
 	qp->sq_copy++;
 
+	/*
+	 * A stream the QP does not have: the provider refuses it at post time,
+	 * so only a process writing the ring itself gets here.
+	 */
+	if (e.stream >= qp->n_streams) {
+		st = IB_WC_LOC_QP_OP_ERR;
+		goto done;
+	}
+	w->stream = e.stream;
+
 	if (e.opcode == IB_WR_LOCAL_INV || e.opcode == IB_WR_BIND_MW ||
 	    (e.opcode == METAROCE_WR_REG_MR && !qp->user)) {
 		st = metaroce_local_op(qp, &e);
@@ -413,7 +466,7 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 	}
 
 	mw.opcode = metaroce_mr_opcode(e.opcode);
-	if (!mw.opcode || e.stream) {
+	if (!mw.opcode) {
 		st = IB_WC_LOC_QP_OP_ERR;
 		goto done;
 	}
@@ -457,6 +510,7 @@ static bool metaroce_sq_take_one(struct metaroce_qp *qp)
 	}
 
 	mw.cookie = idx;
+	mw.stream = e.stream;
 	mw.len = len;
 	mw.solicited = e.send_flags & METAROCE_SEND_SOLICITED;
 	switch (mw.opcode) {
@@ -519,8 +573,7 @@ static void metaroce_dp_send(struct metaroce_qp *qp, struct sk_buff *skb,
 {
 	struct metaroce_datapath *dp = qp->mdev->dp;
 
-	dest->sport = htons(METAROCE_SPORT_MIN +
-			    (qp->sport_base + h->path) % METAROCE_SPORT_SPAN);
+	dest->sport = htons(metaroce_qp_sport(qp, h->path));
 	metaroce_count(&qp->mdev->counters, METAROCE_CNT_TX_PACKETS);
 	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_TX_BYTES, h->paylen);
 	dp->ops->xmit(dp, skb, dest);
@@ -808,6 +861,7 @@ static u64 metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d
 static void metaroce_rx_deliver(struct metaroce_qp *qp)
 {
 	struct mr_rx_done d;
+	u32 idx;
 
 	while (mr_conn_deliver(qp->conn, &d)) {
 		struct ib_wc wc = { .status = IB_WC_SUCCESS, .byte_len = d.mlen };
@@ -854,12 +908,20 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 			}
 			continue;
 		}
-		if (qp->rq_base + d.rmsn != qp->rq_done) {
-			/* Cannot happen with one stream; never complete the wrong WQE. */
+		/*
+		 * One stream delivers in RMSN order. Several deliver in order per
+		 * stream only, so a WQE after rq_done may complete first; never
+		 * one outside the posted window or twice.
+		 */
+		idx = qp->rq_base + d.rmsn;
+		if (idx != qp->rq_done &&
+		    (!qp->rq_early || idx - qp->rq_done >= qp->rq.num ||
+		     (s32)(metaroce_queue_prod_acquire(&qp->rq) - idx) <= 0 ||
+		     test_bit(idx & (qp->rq.num - 1), qp->rq_early))) {
 			metaroce_qp_to_err(qp);
 			return;
 		}
-		metaroce_rq_complete(qp, &wc, d.se);
+		metaroce_rq_complete_at(qp, idx, &wc, d.se);
 	}
 }
 
@@ -1315,6 +1377,7 @@ static void metaroce_qp_work(struct work_struct *work)
 
 	mutex_lock(&qp->mutex);
 	again = !qp->dying && metaroce_qp_run(qp);
+	metaroce_qp_stats_update(qp);
 	mutex_unlock(&qp->mutex);
 	if (again)
 		metaroce_qp_kick(qp);

@@ -256,6 +256,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 	/* Another path than the one that lost it, preferably a healthy one. */
 	path = mr_paths_pick_retx(&c->paths, now, p->path);
 	mr_txwin_retransmit(&c->tx, now, psn, path);
+	c->paths.p[path].stat_retx++;
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
 	out->hdr.flags |= MR_F_RETX | flags;
 	mr_conn_fill_out(m, p->moff, out);
@@ -369,6 +370,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 		return false;
 
 	c->stats.tx_pkts++;
+	c->paths.p[out->hdr.path].stat_sent++;
 	/*
 	 * Pace from the schedule, not from now: a timer that fires late (a loaded or
 	 * emulated host) leaves credit for up to MR_PACE_BURST packets back to back, so

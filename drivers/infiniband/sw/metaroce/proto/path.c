@@ -81,8 +81,10 @@ void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 
 	/* CE EWMA with gain 1/8, in MR_FP_ONE units. */
 	p->ce_frac -= p->ce_frac >> MR_PATH_CE_SHIFT;
-	if (ce)
+	if (ce) {
 		p->ce_frac += MR_FP_ONE >> MR_PATH_CE_SHIFT;
+		p->stat_ce++;
+	}
 
 	/*
 	 * A marked path sheds load before the connection's window is cut. So does a path

@@ -34,6 +34,10 @@ struct mr_path {
 	u32	loss_rate;	/* EWMA of packet fates, MR_FP_ONE = every packet lost */
 	bool	up;
 	bool	probing;	/* retired, a probe is outstanding */
+	/* For the host's per-path statistics; the core does not read them. */
+	u64	stat_sent;	/* data packets sent on it, retransmissions included */
+	u64	stat_retx;	/* retransmissions and probes sent on it */
+	u64	stat_ce;	/* echoes of a CE mark */
 };
 
 /* A path went out of service (up false) or came back (up true). */

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Host test: the direct verbs of libmetaroce (metaroce_dv.h) through the
+# installed libibverbs, against the stand-in kernel of fake_uverbs.c in its
+# "ex" scenario.
+#
+# The verbs_dv helper (linked with the provider) creates QPs with
+# metaroce_dv_create_qp on one fabricated MetaRoCE device (see fake_rdma.sh)
+# and checks the CREATE_QP driver data the fake kernel receives, the refusals
+# made before any command, the stream of each WQE in the send ring
+# (metaroce_dv_post_send, ibv_post_send, metaroce_dv_wr_set_stream), streams
+# the QP lacks refused with nothing published, and the per-path statistics
+# read from the page the fake kernel maps. Needs root (to create the device
+# node in a private mount namespace); skipped otherwise.
+#
+# Uses $METAROCE_PROVIDER_DIR, or ../lib next to this script. Output is TAP;
+# the exit status is non-zero if any test fails.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
+FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
+DV_CHECKS=12
+TAG=$((0x4d520000))
+
+for d in "$FAKE_HELPERS" "$here"; do
+	[ -r "$d/tap.sh" ] && . "$d/tap.sh" && break
+done
+tap_plan "$DV_CHECKS"
+
+command -v unshare >/dev/null || skip_all "unshare not installed"
+[ -r "$FAKE_HELPERS/fake_rdma.sh" ] || skip_all "no test helpers in $FAKE_HELPERS (make unit builds them)"
+[ -r "$dir/libmetaroce-rdmav34.so" ] || skip_all "no provider in $dir"
+# shellcheck source=fake_rdma.sh
+. "$FAKE_HELPERS/fake_rdma.sh"
+fake_can_open || skip_all "not root: cannot create the fake uverbs device node"
+
+work=$(mktemp -d)
+trap '[ -n "${METAROCE_TEST_KEEP:-}" ] || rm -rf "$work"' EXIT
+fake_init "$work"
+fake_add_device mr0 $((TAG | 2)) 0200:00ff:fe00:0001 openable
+fake_add_gid mr0 0 fe80:0000:0000:0000:0000:00ff:fe00:0001 "RoCE v2"
+fake_add_gid mr0 1 0000:0000:0000:0000:0000:ffff:0a09:0901 "RoCE v2"
+
+fake_run "$work/probe" "$work/probe.err" true ||
+	skip_all "cannot make a private mount namespace: $(head -n 1 "$work/probe.err")"
+
+fake_run "$work/dv" "$work/dv.err" \
+	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
+	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_dv" mr0
+seen=0
+while IFS= read -r line; do
+	case $line in
+	PASS\ *) seen=$((seen + 1)); tap 0 "${line#PASS }";;
+	FAIL\ check\ count*) ;;
+	FAIL\ *) seen=$((seen + 1)); tap 1 "${line#FAIL }";;
+	esac
+done <"$work/dv"
+while [ "$seen" -lt "$DV_CHECKS" ]; do
+	seen=$((seen + 1))
+	tap 1 "verbs_dv check $seen did not run" "$(tail -n 5 "$work/dv.err")" \
+		"$(tail -n 20 "$work/log" 2>/dev/null)"
+done
+if [ "$failed" -ne 0 ]; then
+	diag "fake kernel log:" "$(cat "$work/log" 2>/dev/null)"
+fi
+
+tap_done
