@@ -365,6 +365,12 @@ static inline struct metaroce_qp *to_mqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct metaroce_qp, ibqp);
 }
 
+/* RC and UC QPs have a connection (proto/conn.c); UD and GSI send datagrams. */
+static inline bool metaroce_qp_connected(const struct metaroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 /* main.c */
 void metaroce_dealloc_driver(struct ib_device *ibdev);
 

@@ -24,6 +24,8 @@
 #define MR_RTO_MIN_NS		(100 * MR_NSEC_PER_USEC)
 #define MR_RTO_MAX_NS		(64 * MR_NSEC_PER_MSEC)
 #define MR_RTO_INIT_NS		(1 * MR_NSEC_PER_MSEC)
+/* UC receiver: a hole older than this is lost (its packet is never resent). */
+#define MR_UC_HOLE_NS		(8 * MR_NSEC_PER_MSEC)
 
 /* Congestion control; windows and fractions are fixed point with MR_FP_SHIFT bits */
 #define MR_FP_SHIFT		10
