@@ -38,6 +38,11 @@
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 				 IBV_QP_EX_WITH_ATOMIC_WRITE | \
 				 IBV_QP_EX_WITH_BIND_MW)
+/* UC: no READ, atomics or SEND_WITH_INV (IBTA). */
+#define METAROCE_QP_EX_UC_OPS	(IBV_QP_EX_WITH_SEND | \
+				 IBV_QP_EX_WITH_SEND_WITH_IMM | \
+				 IBV_QP_EX_WITH_RDMA_WRITE | \
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define METAROCE_QP_EX_UD_OPS	(IBV_QP_EX_WITH_SEND | \
 				 IBV_QP_EX_WITH_SEND_WITH_IMM)
 
@@ -474,6 +479,9 @@ static int metaroce_qp_ex_check(const struct ibv_qp_init_attr_ex *attr)
 	switch (attr->qp_type) {
 	case IBV_QPT_RC:
 		ops = METAROCE_QP_EX_RC_OPS;
+		break;
+	case IBV_QPT_UC:
+		ops = METAROCE_QP_EX_UC_OPS;
 		break;
 	case IBV_QPT_UD:
 		ops = METAROCE_QP_EX_UD_OPS;

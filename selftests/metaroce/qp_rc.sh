@@ -3,8 +3,10 @@
 #
 # VM selftest: RC QPs between two MetaRoCE devices on two nodes, driven by the in-kernel
 # test module metaroce_rc_test.ko (drivers/infiniband/sw/metaroce/tests/, krping style):
-# every RC operation with data checked byte for byte, error completions, RNR; first on a
-# clean link, then with 10% loss, reordering and duplication (netem) on both directions.
+# every RC operation with data checked byte for byte, error completions, RNR, then UC QPs
+# (what UC refuses; a stream of SENDs whose completed receives must be intact and in
+# order: all of them on a clean link, some lost with uc_lossy=1); first on a clean link,
+# then with 10% loss, reordering and duplication (netem) on both directions.
 # Between the two, metaroce_cm_test.ko connects QPs with rdma_cm across the namespaces (CM
 # MADs over the GSI QPs, MetaRoCE datagrams), sends and reads over the connection and
 # disconnects.
@@ -65,7 +67,7 @@ rc_test "rdma_cm: connect, send, read, disconnect across namespaces" "$CM_KO" \
 	addr_a=10.7.0.1 addr_b=10.7.0.2
 netem a va loss 10% delay 1ms 1ms distribution normal duplicate 2%
 netem b vb loss 10% delay 1ms 1ms distribution normal duplicate 2%
-rc_test "every RC operation, 10% loss, reordering, duplication" count=1024
+rc_test "every RC operation, 10% loss, reordering, duplication" count=1024 uc_lossy=1
 ktap_check "retransmissions were counted" \
 	sh -c '[ "$(rdma statistic show link mr_a/1 | tr " " "\n" | grep -A1 -x retrans_fast | tail -n1)" -gt 0 ]'
 

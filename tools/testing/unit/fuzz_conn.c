@@ -6,6 +6,8 @@
  * messages of every kind queued; the host side places, delivers, performs atomics,
  * transmits, acknowledges and runs timers as a real host would. Beyond memory safety and
  * undefined behaviour, the window and queue invariants are checked after every packet.
+ * An input whose first byte has bit 7 set runs an unreliable connected endpoint instead
+ * (UC operations only; every other placeable packet is refused and discarded).
  */
 #include <stdlib.h>
 #include "conn.h"
@@ -23,6 +25,9 @@ static void check(const struct mr_conn *c)
 	    c->rd_out > c->cfg.max_rd_atomic || c->rsp_out > c->cfg.max_rd_atomic ||
 	    mr_cc_window(&c->cc, c->paths.conn.srtt) > MR_CWND_MAX)
 		abort();
+	/* UC: new messages never bind below where messages complete. */
+	if (c->cfg.uc && (s32)(c->uc_skip - c->uc_skip_bind) < 0)
+		abort();
 }
 
 static void host_step(struct mr_conn *c, u64 now)
@@ -34,13 +39,18 @@ static void host_step(struct mr_conn *c, u64 now)
 	u64 cookie;
 	int n = 0;
 
-	while (mr_conn_deliver(c, &d))
+	while (mr_conn_deliver(c, &d)) {
 		if (d.opcode == MR_OP_CMP_SWAP || d.opcode == MR_OP_FETCH_ADD)
 			mr_conn_atomic_result(c, d.resp_slot, now);
+		/* UC: a payload is only ever moved down, never up. */
+		if (c->cfg.uc && d.opcode != MR_OP_WRITE && (s32)(d.rwqe - d.rmsn) < 0)
+			abort();
+	}
 	if (mr_conn_deadline(c) <= now)
 		mr_conn_timer(c, now);
 	while (n++ < 64 && mr_conn_tx(c, now, &tp))
-		if (tp.hdr.paylen > c->cfg.mtu || tp.hdr.hdrlen != mr_pkt_hdrlen(tp.hdr.opcode))
+		if (tp.hdr.paylen > c->cfg.mtu || tp.hdr.hdrlen != mr_pkt_hdrlen(tp.hdr.opcode) ||
+		    (c->cfg.uc && (!(tp.hdr.flags & MR_F_UC) || (tp.hdr.flags & MR_F_RETX))))
 			abort();
 	if (mr_conn_ack_due(c, now))
 		mr_conn_build_ack(c, now, &ack);
@@ -51,7 +61,7 @@ static void host_step(struct mr_conn *c, u64 now)
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	static const struct mr_conn_cfg cfg = {
+	struct mr_conn_cfg cfg = {
 		.peer_qpn = 2, .peer_ctok = 0x22, .local_ctok = 0x11, .tx_isn = 0xfffffff0,
 		.rx_isn = 0, .mtu = 1024, .n_paths = 4, .peer_paths = 4, .n_streams = 2,
 		.retry_cnt = 7, .rnr_retry = 3, .max_rd_atomic = 2,
@@ -60,15 +70,19 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		MR_OP_SEND, MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_FETCH_ADD, MR_OP_SEND_IMM,
 		MR_OP_CMP_SWAP, MR_OP_WRITE, MR_OP_SEND_INV,
 	};
+	static const u8 uc_ops[] = { MR_OP_SEND, MR_OP_WRITE_IMM, MR_OP_SEND_IMM, MR_OP_WRITE };
 	struct mr_conn *c = calloc(1, mr_conn_size(cfg.n_streams));
 	u64 now = 1000;
 	unsigned int i;
+
+	cfg.uc = size && (data[0] & 0x80);
 
 	if (!c || mr_conn_init(c, &cfg))
 		abort();
 	for (i = 0; i < 24; i++) {
 		struct mr_send_wr wr = {
-			.cookie = i, .opcode = ops[i % ARRAY_SIZE(ops)], .stream = i % 2,
+			.cookie = i, .stream = i % 2,
+			.opcode = cfg.uc ? uc_ops[i % ARRAY_SIZE(uc_ops)] : ops[i % ARRAY_SIZE(ops)],
 			.len = i * 700, .va = 0x10000, .rkey = 5,
 		};
 
@@ -94,7 +108,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			/* the right token, so that fuzzing reaches past the check */
 			pkt.ctok = pkt.opcode == MR_OP_ACK || pkt.opcode == MR_OP_NAK ?
 				   cfg.peer_ctok : cfg.local_ctok;
-			if (mr_conn_rx(c, now, &pkt, len & 1, &res) == MR_RXC_PLACE)
+			bool place = mr_conn_rx(c, now, &pkt, len & 1, &res) == MR_RXC_PLACE;
+
+			if (place && cfg.uc && (len & 2))	/* the host could not place it */
+				mr_conn_uc_discard(c, now, &pkt, len & 1);
+			else if (place)
 				mr_conn_rx_commit(c, now, &pkt, len & 1);
 		}
 		data += len;

@@ -64,6 +64,9 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 	/* Responses before RTS (spec): which side started from a derived PSN. */
 	seq_printf(s, "  disn: tx %u rx_mode %u bad_disn %llu\n",
 		   c->tx_disn, c->rx_mode, c->stats.rx_bad_disn);
+	seq_printf(s, "  uc: %u bad_type %llu msgs_lost %llu holes %llu discarded %llu skip %u\n",
+		   c->cfg.uc, c->stats.rx_bad_type, c->stats.uc_msgs_lost, c->stats.uc_holes,
+		   c->stats.uc_discarded, c->uc_skip);
 	for (i = 0; i < c->paths.n; i++) {
 		const struct mr_path *p = &c->paths.p[i];
 

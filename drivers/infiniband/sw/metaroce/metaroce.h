@@ -412,6 +412,12 @@ static inline u16 metaroce_qp_sport(const struct metaroce_qp *qp, unsigned int p
 	return METAROCE_SPORT_MIN + (qp->sport_base + p) % METAROCE_SPORT_SPAN;
 }
 
+/* RC and UC QPs have a connection (proto/conn.c); UD and GSI send datagrams. */
+static inline bool metaroce_qp_connected(const struct metaroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 /* main.c */
 void metaroce_dealloc_driver(struct ib_device *ibdev);
 

@@ -119,9 +119,9 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int ret;
 
-	/* UC is not there yet; an SRQ serves RC QPs only. */
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI)
+	/* An SRQ serves RC QPs only. */
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && (udata || init->port_num != METAROCE_PORT))
 		return -EINVAL;
@@ -381,6 +381,7 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	cfg.peer_paths = MR_MAX_PATHS;
 	/* Both sides must have been created with the same M (spec). */
 	cfg.n_streams = qp->n_streams;
+	cfg.uc = qp->ibqp.qp_type == IB_QPT_UC;
 	cfg.retry_cnt = 7;
 	cfg.rnr_retry = 7;
 	cfg.max_rd_atomic = metaroce_qp_max_rd_atomic(qp);
@@ -460,11 +461,11 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			break;
 		case IB_QPS_RTR:
 			/* A datagram QP has no connection. */
-			if (ibqp->qp_type == IB_QPT_RC)
+			if (metaroce_qp_connected(qp))
 				ret = metaroce_qp_to_rtr(qp);
 			break;
 		case IB_QPS_RTS:
-			if (cur == IB_QPS_RTR && ibqp->qp_type == IB_QPT_RC)
+			if (cur == IB_QPS_RTR && metaroce_qp_connected(qp))
 				metaroce_qp_to_rts(qp);
 			break;
 		default:
@@ -525,7 +526,13 @@ static int metaroce_build_send_wqe(struct metaroce_qp *qp, const struct ib_send_
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		flags |= METAROCE_SEND_SOLICITED;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	/* UC: SEND, WRITE (with immediate) and local operations only (IBTA). */
+	if (qp->ibqp.qp_type == IB_QPT_UC &&
+	    (wr->opcode == IB_WR_RDMA_READ || wr->opcode == IB_WR_SEND_WITH_INV ||
+	     wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	     wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD))
+		return -EINVAL;
+	if (!metaroce_qp_connected(qp)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 		u64 ah = (uintptr_t)ud->ah;
 

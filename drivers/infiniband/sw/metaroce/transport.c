@@ -723,7 +723,7 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 	case MR_OP_SEND_INV:
 		if (qp->srq)
 			return metaroce_rx_place_srq(qp, pkt, payload);
-		idx = qp->rq_base + pkt->send.rmsn;
+		idx = qp->rq_base + res->rwqe;
 		prod = metaroce_queue_prod_acquire(&qp->rq);
 		/* Not posted yet (or the RMSN is far off): receiver not ready. */
 		if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
@@ -753,7 +753,7 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 			if (ret)
 				return ret;
 		} else if (pkt->opcode == MR_OP_WRITE_IMM) {
-			idx = qp->rq_base + pkt->write.rmsn;
+			idx = qp->rq_base + res->rwqe;
 			prod = metaroce_queue_prod_acquire(&qp->rq);
 			if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
 				return MR_NAK_RNR;
@@ -857,6 +857,49 @@ static u64 metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d
 	return orig;
 }
 
+/*
+ * UC: a SEND placed in a later receive WQE than the one it completes (it was
+ * bound before an earlier message was found lost): move its payload down.
+ * Both WQEs are posted and not completed; the core writes into neither now.
+ */
+static int metaroce_uc_move(struct metaroce_qp *qp, u32 from, u32 to, u32 len)
+{
+	struct metaroce_recv_wqe sw, dw;
+	struct metaroce_sge *src, *dst;
+	u8 *fe = metaroce_queue_entry(&qp->rq, qp->rq_base + from);
+	u8 *te = metaroce_queue_entry(&qp->rq, qp->rq_base + to);
+	void *buf;
+	u32 off, n;
+	int ret = -ENOMEM;
+
+	src = kmalloc_array(qp->max_recv_sge, sizeof(*src), GFP_KERNEL);
+	dst = kmalloc_array(qp->max_recv_sge, sizeof(*dst), GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!src || !dst || !buf)
+		goto out;
+	/* One copy of each descriptor: the process may be rewriting the ring. */
+	memcpy(&sw, fe, sizeof(sw));
+	memcpy(&dw, te, sizeof(dw));
+	ret = -EMSGSIZE;
+	if (sw.num_sge > qp->max_recv_sge || dw.num_sge > qp->max_recv_sge)
+		goto out;
+	memcpy(src, fe + sizeof(sw), sw.num_sge * sizeof(*src));
+	memcpy(dst, te + sizeof(dw), dw.num_sge * sizeof(*dst));
+	if (len > metaroce_sgl_len(dst, dw.num_sge))
+		goto out;
+	for (off = 0, ret = 0; off < len && !ret; off += n) {
+		n = min_t(u32, len - off, PAGE_SIZE);
+		ret = metaroce_sgl_copy(qp, src, sw.num_sge, off, buf, n, false);
+		if (!ret)
+			ret = metaroce_sgl_copy(qp, dst, dw.num_sge, off, buf, n, true);
+	}
+out:
+	kfree(buf);
+	kfree(dst);
+	kfree(src);
+	return ret;
+}
+
 /* Messages the core delivers in order: receive completions, atomics. */
 static void metaroce_rx_deliver(struct metaroce_qp *qp)
 {
@@ -921,6 +964,17 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 			metaroce_qp_to_err(qp);
 			return;
 		}
+		if (qp->conn->cfg.uc && d.opcode != MR_OP_WRITE_IMM && d.rwqe != d.rmsn) {
+			int ret = metaroce_uc_move(qp, d.rwqe, d.rmsn, d.mlen);
+
+			if (ret) {
+				wc.status = ret == -EMSGSIZE ? IB_WC_LOC_LEN_ERR :
+					IB_WC_LOC_PROT_ERR;
+				metaroce_rq_complete_at(qp, idx, &wc, d.se);
+				metaroce_qp_to_err(qp);
+				return;
+			}
+		}
 		metaroce_rq_complete_at(qp, idx, &wc, d.se);
 	}
 }
@@ -958,6 +1012,13 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_PACKETS);
 			metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_RX_BYTES,
 					   pkt.paylen);
+			break;
+		}
+		/* UC: no NAK, the message is lost (spec, "Unreliable connected QPs"). */
+		if (qp->conn->cfg.uc) {
+			mr_conn_uc_discard(qp->conn, now, &pkt, ce);
+			metaroce_count(&qp->mdev->counters, syn == MR_NAK_RNR ?
+				       METAROCE_CNT_RX_NO_WQE : METAROCE_CNT_RX_OUT_OF_WINDOW);
 			break;
 		}
 		mr_conn_refuse(qp->conn, &pkt, syn,
@@ -1311,7 +1372,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		skb_queue_purge(&qp->rxq);
 		return false;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!metaroce_qp_connected(qp))
 		return metaroce_ud_run(qp);
 	if (!qp->conn) {
 		skb_queue_purge(&qp->rxq);

@@ -6,6 +6,7 @@
 #include "conn.h"
 #include "params.h"
 #include "seq.h"
+#include "uc.h"
 
 size_t mr_conn_size(u8 n_streams)
 {
@@ -44,6 +45,9 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	c->paths.change_arg = c;
 	mr_cc_init(&c->cc, cfg->mtu);
 	mr_rxwin_init(&c->rx, cfg->rx_isn);
+	/* UC never fails for lack of acknowledgments: nothing waits for them. */
+	if (cfg->uc)
+		c->tx.retry_limit = U8_MAX;
 	c->tx_idle = cfg->tx_deferred;
 	c->tx_resp_only = cfg->tx_deferred;
 	for (i = 0; i < cfg->n_streams; i++)
@@ -90,8 +94,9 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 
 	if (c->failed)
 		return -EIO;
-	if ((wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
-	     wr->opcode == MR_OP_READ_RESP) && wr->opcode != MR_OP_ATOMIC_WRITE)
+	if (((wr->opcode < MR_OP_SEND || wr->opcode > MR_OP_FETCH_ADD ||
+	      wr->opcode == MR_OP_READ_RESP) && wr->opcode != MR_OP_ATOMIC_WRITE) ||
+	    (c->cfg.uc && !mr_uc_op_ok(wr->opcode)))
 		return -EOPNOTSUPP;
 	if (wr->stream >= c->cfg.n_streams || wr->len > MR_MAX_MSG_LEN)
 		return -EINVAL;
@@ -189,6 +194,8 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 		h->flags |= MR_F_SE;
 	if (c->tx_disn)
 		h->flags |= MR_F_DISN;
+	if (c->cfg.uc)
+		h->flags |= MR_F_UC;
 	/* The last packet asks for an immediate ACK: the message can complete. */
 	if (moff + len == m->wr.len || !mr_op_has_payload(m->wr.opcode))
 		h->flags |= MR_F_AR;
@@ -383,9 +390,10 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	return true;
 }
 
-static bool mr_msg_done(const struct mr_sendmsg *m)
+/* UC: a message is done once handed to the wire; nothing acknowledges delivery. */
+static bool mr_msg_done(const struct mr_conn *c, const struct mr_sendmsg *m)
 {
-	return m->all_sent && m->pkts_acked == m->pkts &&
+	return m->all_sent && (c->cfg.uc || m->pkts_acked == m->pkts) &&
 	       (!mr_op_is_request(m->wr.opcode) || m->resp_done);
 }
 
@@ -406,7 +414,7 @@ bool mr_conn_poll_send(struct mr_conn *c, u64 *cookie, enum mr_wc_status *status
 	for (i = c->sq_tail; i != c->sq_head; i++) {
 		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 		u16 sbit = 1U << m->wr.stream;
-		bool done = mr_msg_done(m);
+		bool done = mr_msg_done(c, m);
 
 		if (!m->pkts)	/* reported already */
 			continue;
@@ -482,10 +490,12 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
 	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
+	if (c->cfg.uc)
+		mr_txwin_forget_lost(&c->tx);
 	if (res.una_advanced)
 		c->rnr_retries = 0;
 	/* Responses leave no completion behind: free their slots as they are acked. */
-	while (c->rq_tail != c->rq_next && mr_msg_done(&c->rq[c->rq_tail % MR_RESPQ_DEPTH]))
+	while (c->rq_tail != c->rq_next && mr_msg_done(c, &c->rq[c->rq_tail % MR_RESPQ_DEPTH]))
 		c->rq_tail++;
 	return MR_RXC_DONE;
 }
@@ -697,7 +707,15 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 			    struct mr_rx_res *res)
 {
 	struct mr_sendmsg *rd;
+	enum mr_rx_class cls;
+	bool discard;
 
+	/* UC data goes to UC connections only, and a UC receiver sends no NAK. */
+	if ((mr_op_is_data(pkt->opcode) && !(pkt->flags & MR_F_UC) != !c->cfg.uc) ||
+	    (pkt->opcode == MR_OP_NAK && c->cfg.uc)) {
+		c->stats.rx_bad_type++;
+		return MR_RXC_DROP;
+	}
 	if (!mr_conn_rx_token(c, pkt))
 		return MR_RXC_DROP;
 	if (pkt->path >= c->cfg.peer_paths) {
@@ -741,9 +759,27 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 	case MR_RX_BEYOND:
 		c->stats.rx_beyond++;
 		c->ack_now = true;
-		return MR_RXC_DROP;
+		/* UC: the sender gave up what the window waits for; so does the receiver. */
+		if (!c->cfg.uc)
+			return MR_RXC_DROP;
+		mr_uc_slide(c, now, pkt->psn);
+		break;
 	case MR_RX_NEW:
 		break;
+	}
+
+	if (c->cfg.uc) {
+		cls = mr_uc_rx(c, pkt, res, &discard);
+		if (discard)
+			mr_conn_uc_discard(c, now, pkt, ce);
+		return cls;
+	}
+	res->rwqe = 0;
+	if (mr_op_uses_rwqe(pkt->opcode)) {
+		struct mr_rmsg r;
+
+		mr_pkt_rmsg(pkt, &r);
+		res->rwqe = r.rmsn;
 	}
 
 	if (mr_is_response(pkt->opcode)) {
@@ -770,6 +806,31 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 	return MR_RXC_PLACE;
 }
 
+static void mr_conn_rx_ack_sched(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
+				 u32 old_cack, u32 adv);
+
+void mr_conn_uc_discard(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce)
+{
+	struct mr_rstream *rs = &c->rs[pkt->stream];
+	u32 slot = pkt->msn % MR_STREAM_WIN, old_cack = c->rx.cack, adv;
+
+	if (!c->cfg.uc || !mr_op_is_data(pkt->opcode) || pkt->stream >= c->cfg.n_streams ||
+	    mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
+		return;
+	/* Its message is lost: the rest of it is not placed either. */
+	if (pkt->msn - rs->st.next < MR_STREAM_WIN) {
+		if (!rs->st.slot[slot].used) {
+			mr_pkt_rmsg(pkt, &rs->info[slot]);
+			mr_uc_bind(c, pkt, &rs->info[slot]);
+			mr_stream_add(&rs->st, pkt->msn, pkt->mlen, 0);
+		}
+		rs->info[slot].dead = true;
+	}
+	c->stats.uc_discarded++;
+	adv = mr_rxwin_record(&c->rx, pkt->psn);
+	mr_conn_rx_ack_sched(c, now, pkt, ce, old_cack, adv);
+}
+
 void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce)
 {
 	struct mr_rstream *rs = &c->rs[pkt->stream];
@@ -779,7 +840,10 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	/* Refuse to commit what mr_conn_rx() would not have passed. */
 	if (mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW || !mr_conn_disn_ok(c, pkt))
 		return;
-	if (mr_is_response(pkt->opcode)) {
+	if (c->cfg.uc) {
+		if (!mr_uc_commit_ok(c, pkt))
+			return;
+	} else if (mr_is_response(pkt->opcode)) {
 		rd = mr_conn_find_req(c, pkt);
 		if (!rd || rd->wr.len != pkt->mlen || pkt->paylen > rd->wr.len - rd->resp_got)
 			return;
@@ -800,8 +864,11 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 			c->rd_out--;
 		}
 	} else {
-		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used)
+		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used) {
 			mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
+			if (c->cfg.uc)
+				mr_uc_bind(c, pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
+		}
 		if (mr_op_is_request(pkt->opcode)) {
 			/* Complete on arrival; its length is the response's, kept in info. */
 			mr_stream_add(&rs->st, pkt->msn, 0, 0);
@@ -810,7 +877,16 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 			mr_stream_add(&rs->st, pkt->msn, pkt->mlen, pkt->paylen);
 		}
 	}
+	mr_conn_rx_ack_sched(c, now, pkt, ce, old_cack, adv);
+}
+
+/* Count a recorded data packet and decide when to acknowledge it. */
+static void mr_conn_rx_ack_sched(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce,
+				 u32 old_cack, u32 adv)
+{
 	mr_conn_rx_count(c, now, pkt, ce);
+	if (c->cfg.uc)
+		mr_uc_hole_clock(c, now);
 
 	/* ACK at once when the sender needs news: marks, holes, ends of messages. */
 	if ((pkt->flags & MR_F_AR) || ce || pkt->psn != old_cack || adv > 1 ||
@@ -828,6 +904,8 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 {
 	unsigned int k, n = c->cfg.n_streams;
 
+	if (c->cfg.uc)
+		return mr_uc_deliver(c, d);
 	for (k = 0; k < n; k++) {
 		unsigned int s = (c->deliver_rr + k) % n;
 		const struct mr_rmsg *info;
@@ -929,6 +1007,8 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 	d = mr_txwin_deadline(&c->tx, mr_conn_pto(c), mr_conn_rto(c));
 	if (c->ack_due_ns)
 		d = min_t(u64, d, c->ack_due_ns);
+	if (c->cfg.uc)
+		d = min_t(u64, d, mr_uc_deadline(c));
 	if (c->probe_pending ||
 	    (c->tx.in_flight < wnd && (c->tx.nlost || mr_conn_has_new(c))))
 		d = min_t(u64, d, c->next_tx_ns);
@@ -948,7 +1028,8 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
 		break;
 	case MR_TMR_TLP:
-		c->probe_pending = true;
+		/* UC resends nothing: the RTO or later ACKs end what the tail lost. */
+		c->probe_pending = !c->cfg.uc;
 		c->probe_psn = psn;
 		break;
 	case MR_TMR_RTO:
@@ -960,6 +1041,10 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		break;
 	case MR_TMR_NONE:
 		break;
+	}
+	if (c->cfg.uc) {
+		mr_txwin_forget_lost(&c->tx);
+		mr_uc_timer(c, now);
 	}
 	if (c->ack_due_ns && now >= c->ack_due_ns)
 		c->ack_now = true;
@@ -979,7 +1064,7 @@ void mr_conn_start_tx(struct mr_conn *c, u32 tx_isn, u32 peer_ctok, u8 retry_cnt
 	}
 	c->cfg.tx_isn = tx_isn;
 	c->cfg.peer_ctok = peer_ctok;
-	mr_txwin_init(&c->tx, tx_isn, c->cfg.retry_cnt);
+	mr_txwin_init(&c->tx, tx_isn, c->cfg.uc ? U8_MAX : c->cfg.retry_cnt);
 	c->tx_idle = false;
 }
 

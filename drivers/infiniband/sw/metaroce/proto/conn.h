@@ -6,7 +6,9 @@
  * one timer; this object decides what goes on the wire and when, and what completes.
  *
  * This engine carries every version 1 operation: SEND, SEND_IMM, SEND_INV, WRITE,
- * WRITE_IMM, READ, CMP_SWAP and FETCH_ADD.
+ * WRITE_IMM, READ, CMP_SWAP and FETCH_ADD. With cfg.uc it is an unreliable connected
+ * endpoint instead (uc.c): SEND, SEND_IMM, WRITE and WRITE_IMM only, nothing resent,
+ * a send complete once handed to the wire, a message with a lost packet discarded.
  *
  * Receive path, per packet: mr_pkt_icrc_ok(), mr_pkt_decode(), then mr_conn_rx(). For a
  * data packet that returns MR_RXC_PLACE, the host checks the rkey or receive WQE, writes
@@ -87,6 +89,7 @@ struct mr_conn_cfg {
 	 * the derived initial PSN (mr_conn_derived_isn()), named with local_qpn.
 	 */
 	bool	tx_deferred;
+	bool	uc;		/* unreliable connected (verbs UC) */
 	u32	local_qpn;	/* our QP number: derived tokens need it */
 	struct mr_share *share;	/* the receiving device's fair share, or NULL */
 	mr_event_fn on_event;	/* optional */
@@ -152,6 +155,12 @@ struct mr_rmsg {
 	u64	va;		/* READ_REQ, atomics */
 	u64	swap_add;	/* atomics */
 	u64	compare;
+	/* UC: the receive WQE the message was placed in, and where its PSNs lie */
+	u32	rwqe;
+	u32	skip;		/* uc_skip_bind when it was bound */
+	u32	first_psn;
+	u32	last_psn;
+	bool	dead;		/* UC: a packet was lost or refused; discard the rest */
 };
 
 struct mr_rstream {
@@ -174,6 +183,7 @@ struct mr_tx_pkt {
 /* What mr_conn_rx() tells the host beyond the class. */
 struct mr_rx_res {
 	u64	cookie;		/* READ_RESP, ATOMIC_RESP: the WQE to place into */
+	u32	rwqe;		/* SEND*, WRITE_IMM: the receive WQE, counted like an RMSN */
 	struct mr_pkt nak;	/* MR_RXC_FATAL: the NAK to send */
 };
 
@@ -184,7 +194,8 @@ struct mr_rx_done {
 	bool	se;
 	u32	msn;
 	u32	mlen;
-	u32	rmsn;
+	u32	rmsn;	/* the receive WQE it completes */
+	u32	rwqe;	/* UC: the receive WQE its payload was placed in, if not rmsn */
 	u32	imm_inv;
 	/* atomics: perform, then mr_conn_atomic_result(c, resp_slot, old value) */
 	u64	va;
@@ -220,6 +231,10 @@ struct mr_conn_stats {
 	u64	rx_bad_disn;
 	u64	rx_nak;
 	u64	acks_sent;
+	u64	rx_bad_type;	/* MR_F_UC does not match the connection, a NAK to UC */
+	u64	uc_discarded;	/* UC data packets not placed: message lost or refused */
+	u64	uc_msgs_lost;	/* UC messages given up */
+	u64	uc_holes;	/* UC PSNs given up (never arrived) */
 };
 
 struct mr_conn {
@@ -267,6 +282,11 @@ struct mr_conn {
 	u8	deliver_rr;
 	u8	ack_rr;		/* path of the next ACK */
 	u8	rx_mode;	/* enum mr_rx_mode */
+	/* UC receiver (uc.c) */
+	u32	uc_skip;	/* RMSNs that consumed no receive WQE (lost messages) */
+	u32	uc_skip_bind;	/* uc_skip as new messages are bound to WQEs */
+	u32	uc_rmsn_next;	/* RMSN after the last one delivered or given up */
+	u64	uc_hole_ns;	/* since when a hole stands at cack; 0: none */
 
 	struct mr_conn_stats stats;
 	struct mr_rstream rs[];	/* cfg.n_streams of them */
@@ -324,6 +344,12 @@ void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig);
  */
 void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
 		    struct mr_pkt *nak);
+
+/*
+ * UC: the host could not place data packet pkt (no receive WQE, bad rkey, too long):
+ * its message is lost, the packet counts as received (nothing resends it).
+ */
+void mr_conn_uc_discard(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce);
 
 /* An ACK is owed now. */
 bool mr_conn_ack_due(const struct mr_conn *c, u64 now);

@@ -26,6 +26,8 @@
 #define MR_RTO_INIT_NS		(1 * MR_NSEC_PER_MSEC)
 #define MR_RTO_SPURIOUS_MAX	4	/* RTO floor shift after spurious timeouts */
 #define MR_RTO_CALM_PKTS	4096	/* packets acked without one to lower it */
+/* UC receiver: a hole older than this is lost (its packet is never resent). */
+#define MR_UC_HOLE_NS		(8 * MR_NSEC_PER_MSEC)
 
 /* Congestion control; windows and fractions are fixed point with MR_FP_SHIFT bits */
 #define MR_FP_SHIFT		10

@@ -10,6 +10,7 @@
 #define OPI_PAYLOAD	0x02	/* may carry payload */
 #define OPI_SE		0x04	/* may carry MR_F_SE */
 #define OPI_UD		0x08	/* datagram: unsequenced, one packet per message */
+#define OPI_UC		0x10	/* may carry MR_F_UC */
 
 struct mr_opinfo {
 	u8	hdrlen;
@@ -17,11 +18,11 @@ struct mr_opinfo {
 };
 
 static const struct mr_opinfo mr_opinfo[] = {
-	[MR_OP_SEND]		= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE },
-	[MR_OP_SEND_IMM]	= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE },
+	[MR_OP_SEND]		= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
+	[MR_OP_SEND_IMM]	= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
 	[MR_OP_SEND_INV]	= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE },
-	[MR_OP_WRITE]		= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD },
-	[MR_OP_WRITE_IMM]	= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD | OPI_SE },
+	[MR_OP_WRITE]		= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD | OPI_UC },
+	[MR_OP_WRITE_IMM]	= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
 	[MR_OP_READ_REQ]	= { MR_HDR_READ_REQ, OPI_DATA },
 	[MR_OP_READ_RESP]	= { MR_HDR_READ_RESP, OPI_DATA | OPI_PAYLOAD },
 	[MR_OP_CMP_SWAP]	= { MR_HDR_ATOMIC, OPI_DATA },
@@ -232,6 +233,10 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if (pkt->flags & ~MR_F_KNOWN)
 		return MR_PERR_FLAGS;
 	if ((pkt->flags & MR_F_SE) && !(oi->flags & OPI_SE))
+		return MR_PERR_FLAGS;
+	/* UC carries SEND, SEND_IMM, WRITE and WRITE_IMM, first sends only. */
+	if ((pkt->flags & MR_F_UC) &&
+	    (!(oi->flags & OPI_UC) || (pkt->flags & (MR_F_RETX | MR_F_DISN))))
 		return MR_PERR_FLAGS;
 	/*
 	 * ACK, NAK and datagrams are not sequenced: neither ack-request,

@@ -90,3 +90,51 @@ unsigned int mr_rxwin_ooo(const struct mr_rxwin *w)
 		n += hweight64(w->bits[i]);
 	return n;
 }
+
+/* PSNs received among the first n of the window, n <= MR_SACK_BITS. */
+static unsigned int mr_rxwin_count(const struct mr_rxwin *w, unsigned int n)
+{
+	unsigned int i, cnt = 0;
+
+	for (i = 0; i < MR_SACK_WORDS && n; i++) {
+		u64 v = w->bits[i];
+
+		if (n < 64)
+			v &= BIT_ULL(n) - 1;
+		cnt += hweight64(v);
+		n -= min_t(unsigned int, n, 64);
+	}
+	return cnt;
+}
+
+u32 mr_rxwin_skip_to(struct mr_rxwin *w, u32 psn)
+{
+	u32 n = psn - w->cack, holes, run;
+
+	if (!mr_seq_after(psn, w->cack))
+		return 0;
+	if (n >= MR_SACK_BITS) {
+		holes = n - mr_rxwin_count(w, MR_SACK_BITS);
+		memset(w->bits, 0, sizeof(w->bits));
+	} else {
+		holes = n - mr_rxwin_count(w, n);
+		mr_rxwin_shift(w, n);
+	}
+	w->cack = psn;
+	run = mr_rxwin_run(w);
+	if (run) {
+		mr_rxwin_shift(w, run);
+		w->cack += run;
+	}
+	return holes;
+}
+
+u32 mr_rxwin_skip_hole(struct mr_rxwin *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < MR_SACK_WORDS; i++)
+		if (w->bits[i])
+			return mr_rxwin_skip_to(w, w->cack + i * 64 + __ffs64(w->bits[i]));
+	return 0;
+}

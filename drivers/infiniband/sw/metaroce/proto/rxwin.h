@@ -30,6 +30,13 @@ enum mr_rx_verdict mr_rxwin_check(const struct mr_rxwin *w, u32 psn);
 u32 mr_rxwin_record(struct mr_rxwin *w, u32 psn);
 /* The SACK bitmap for an ACK, in the order of struct mr_pkt_ack.sack. */
 void mr_rxwin_sack(const struct mr_rxwin *w, u64 sack[MR_SACK_WORDS]);
+/*
+ * Give up waiting for every PSN before @psn (UC: nothing is resent): cack moves to psn,
+ * then past what was received there. Returns how many PSNs were skipped unreceived.
+ */
+u32 mr_rxwin_skip_to(struct mr_rxwin *w, u32 psn);
+/* Give up the hole at cack: skip to the first PSN received beyond it (none: 0). */
+u32 mr_rxwin_skip_hole(struct mr_rxwin *w);
 /* Number of PSNs received beyond cack (out of order, waiting for a hole). */
 unsigned int mr_rxwin_ooo(const struct mr_rxwin *w);
 

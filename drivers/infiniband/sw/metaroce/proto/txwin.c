@@ -80,6 +80,28 @@ void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path)
 	w->tlp_base_ns = now;
 }
 
+u32 mr_txwin_forget_lost(struct mr_txwin *w)
+{
+	u32 i, n = w->nxt - w->una, cnt = 0;
+
+	if (!w->nlost)
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct mr_txpkt *p = mr_slot(w, w->una + i);
+
+		if (p->state == MR_TXP_LOST) {
+			p->state = MR_TXP_ACKED;
+			w->nlost--;
+			cnt++;
+		}
+	}
+	while (w->una != w->nxt && mr_slot(w, w->una)->state == MR_TXP_ACKED) {
+		mr_slot(w, w->una)->state = MR_TXP_FREE;
+		w->una++;
+	}
+	return cnt;
+}
+
 bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn)
 {
 	u32 i, n = w->nxt - w->una;

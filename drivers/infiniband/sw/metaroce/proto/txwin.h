@@ -128,6 +128,8 @@ u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 
 void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path);
 /* Declare psn lost for a reason other than the loss rules (an RNR NAK); false if not in flight. */
 bool mr_txwin_mark_lost(struct mr_txwin *w, u32 psn);
+/* UC: packets declared lost leave the window unsent, as if acknowledged. Returns how many. */
+u32 mr_txwin_forget_lost(struct mr_txwin *w);
 /* Lowest PSN waiting for retransmission; false if none. */
 bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn);
 

@@ -14,7 +14,9 @@
  * RTR. Then two QPs on b share one SRQ and receive from two QPs on a: data,
  * RNR on an empty SRQ, the SRQ limit event, and the last-WQE event of a QP
  * moved to the error state. count=N streams N further 4 KiB SENDs with a
- * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Results
+ * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Last, UC
+ * QPs: what UC refuses, and uc_count SENDs whose completed receives must be
+ * intact and in order; with uc_lossy=1 some must be lost, else none. Results
  * go to the kernel log as TAP lines prefixed "metaroce_rc_test: "; init
  * fails with -EINVAL if a test failed, and leaves nothing allocated.
  */
@@ -38,6 +40,12 @@ MODULE_PARM_DESC(b, "second MetaRoCE device (responder)");
 static unsigned int count = 256;
 module_param(count, uint, 0444);
 MODULE_PARM_DESC(count, "4 KiB SENDs of the streaming test");
+static unsigned int uc_count = 256;
+module_param(uc_count, uint, 0444);
+MODULE_PARM_DESC(uc_count, "3000-byte UC SENDs of the UC test");
+static bool uc_lossy;
+module_param(uc_lossy, bool, 0444);
+MODULE_PARM_DESC(uc_lossy, "the link loses packets: some UC messages must be lost");
 static unsigned int timeout_ms = 60000;
 module_param(timeout_ms, uint, 0444);
 MODULE_PARM_DESC(timeout_ms, "longest wait for one completion");
@@ -188,14 +196,14 @@ static void qp_event(struct ib_event *ev, void *ctx)
 		atomic_inc(&s->qp_fatal);
 }
 
-static int qp_create(struct side *s)
+static int qp_create_type(struct side *s, enum ib_qp_type type)
 {
 	struct ib_qp_init_attr init = {
 		.event_handler = qp_event,
 		.qp_context = s,
 		.send_cq = s->cq,
 		.recv_cq = s->cq,
-		.qp_type = IB_QPT_RC,
+		.qp_type = type,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.cap = {
 			.max_send_wr = TX_DEPTH,
@@ -211,6 +219,11 @@ static int qp_create(struct side *s)
 		return PTR_ERR(s->qp);
 	s->psn = get_random_u32() & 0xffffff;
 	return 0;
+}
+
+static int qp_create(struct side *s)
+{
+	return qp_create_type(s, IB_QPT_RC);
 }
 
 /* To RTS, or with !rts left in RTR as perftest leaves an ib_read_bw responder. */
@@ -1095,6 +1108,159 @@ static void test_srq(void)
 	srq_teardown();
 }
 
+/* ------------------------------------------------------------------------
+ * UC: IBTA's attribute masks, no acknowledgment, lost messages discarded.
+ */
+
+#define UC_LEN		3000	/* three packets at the usual 1024-byte MTU */
+#define UC_SLOT		4096
+#define UC_BATCH	16
+
+/* The UC state machine: INIT, RTR and RTS take only the attributes IBTA lists for UC. */
+static int uc_connect(struct side *s, struct side *peer)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE,
+	};
+	int ret;
+
+	ret = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = min3(s->mtu, peer->mtu, IB_MTU_1024);
+	attr.dest_qp_num = peer->qp->qp_num;
+	attr.rq_psn = peer->psn;
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, &peer->gid, 0, s->gid_index, 64, 0);
+	ret = ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN);
+	if (ret)
+		return ret;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = s->psn;
+	return ib_modify_qp(s->qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* What UC lacks is refused: RC-only attributes, READ and atomics at post. */
+static void test_uc_refusals(void)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS, .retry_cnt = 7, .timeout = 14 };
+	int ret;
+
+	ret = ib_modify_qp(sa.qp, &attr, IB_QP_RETRY_CNT | IB_QP_TIMEOUT);
+	report(ret == -EINVAL, "uc: retry_cnt and timeout refused", ret);
+	ret = post_rdma(&sa, 1, IB_WR_RDMA_READ, (uintptr_t)sa.buf, 8,
+			(uintptr_t)sb.rbuf, 1, 0);
+	report(ret == -EINVAL, "uc: RDMA_READ refused at post", ret);
+	ret = post_atomic(IB_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)sb.rbuf, 1, 0);
+	report(ret == -EINVAL, "uc: FETCH_ADD refused at post", ret);
+}
+
+/* Receives not lost arrive whole, in order, into the receive WQEs in order. */
+static void test_uc_stream(void)
+{
+	u32 sent = 0, got = 0, next_wr = 0, posted = 0, bad = 0, last = 0, i;
+	struct ib_wc wc;
+	int ret = 0;
+
+	for (; posted < RX_DEPTH && !ret; posted++)
+		ret = post_recv(&sb, posted, (uintptr_t)sb.buf + (posted % RX_DEPTH) * UC_SLOT,
+				UC_SLOT);
+	while (sent < uc_count && !ret) {
+		u32 n = min_t(u32, UC_BATCH, uc_count - sent), batch_got = 0;
+
+		for (i = 0; i < n && !ret; i++) {
+			u8 *src = sa.buf + ((sent + i) % UC_BATCH) * UC_SLOT;
+			struct ib_sge sge = {
+				.addr = (uintptr_t)src, .length = UC_LEN,
+				.lkey = sa.pd->local_dma_lkey,
+			};
+			struct ib_send_wr wr = {
+				.wr_id = sent + i, .sg_list = &sge, .num_sge = 1,
+				.opcode = IB_WR_SEND_WITH_IMM, .send_flags = IB_SEND_SIGNALED,
+				.ex.imm_data = cpu_to_be32(sent + i + 1),
+			};
+
+			fill(src, UC_LEN, sent + i + 1);
+			ret = ib_post_send(sa.qp, &wr, NULL);
+		}
+		/* Sends complete once on the wire, lost or not. */
+		for (i = 0; i < n && !ret; i++) {
+			ret = wait_wc(sa.cq, &wc);
+			if (!ret && (wc.status != IB_WC_SUCCESS || wc.wr_id != sent + i))
+				ret = -EIO;
+		}
+		sent += n;
+		/* Whatever arrives within a quiet 300 ms (the hole timer is 8 ms). */
+		while (!ret && batch_got < n) {
+			unsigned long end = jiffies + msecs_to_jiffies(300);
+			u32 seq;
+			u8 *p;
+
+			while (ib_poll_cq(sb.cq, 1, &wc) != 1 && time_before(jiffies, end))
+				usleep_range(100, 200);
+			if (!time_before(jiffies, end))
+				break;
+			seq = be32_to_cpu(wc.ex.imm_data);
+			p = sb.buf + (wc.wr_id % RX_DEPTH) * UC_SLOT;
+			if (wc.status != IB_WC_SUCCESS || wc.wr_id != next_wr ||
+			    wc.byte_len != UC_LEN || seq <= last || seq > sent) {
+				pr_info("# uc: wr_id %llu (want %u) status %d len %u imm %u\n",
+					wc.wr_id, next_wr, wc.status, wc.byte_len, seq);
+				bad++;
+			} else {
+				u8 *want = sa.buf + ((seq - 1) % UC_BATCH) * UC_SLOT;
+
+				/* Rebuild the source: a later batch may have refilled it. */
+				fill(want, UC_LEN, seq);
+				if (memcmp(p, want, UC_LEN))
+					bad++;
+			}
+			last = seq;
+			next_wr++;
+			got++;
+			batch_got++;
+			ret = post_recv(&sb, posted, (uintptr_t)sb.buf +
+					(posted % RX_DEPTH) * UC_SLOT, UC_SLOT);
+			posted++;
+		}
+	}
+	pr_info("# uc: %u sent, %u received\n", sent, got);
+	report(!ret && sent == uc_count, "uc: every SEND completes, lost or not", ret);
+	report(!bad, "uc: received messages intact, in order, in the WQEs in order", bad);
+	if (uc_lossy)
+		report(got > 0 && got < sent, "uc: with loss, some messages lost, others arrive",
+		       got);
+	else
+		report(got == sent, "uc: clean link, every message arrives", got);
+}
+
+static void test_uc(void)
+{
+	int ret;
+
+	ret = qp_create_type(&sa, IB_QPT_UC);
+	if (!ret)
+		ret = qp_create_type(&sb, IB_QPT_UC);
+	if (!ret)
+		ret = uc_connect(&sa, &sb);
+	if (!ret)
+		ret = uc_connect(&sb, &sa);
+	report(!ret, "uc: connect two UC QPs with the UC attribute masks", ret);
+	if (!ret) {
+		test_uc_refusals();
+		test_uc_stream();
+	}
+	pair_down();
+}
+
 static int __init metaroce_rc_test_init(void)
 {
 	int ret;
@@ -1132,6 +1298,7 @@ static int __init metaroce_rc_test_init(void)
 	test_rnr_exhausted();
 	test_responder_gives_up();
 	test_srq();
+	test_uc();
 out:
 	side_fini(&sa);
 	side_fini(&sb);
