@@ -46,10 +46,7 @@ build "$K61"; point $? "metaroce.ko builds for $K61 at W=1 without a warning"
 build "$K612" C=1; point $? "sparse finds nothing (C=1, $K612)"
 
 for f in "${files[@]}"; do
-	# The driver's compat.h is the one file allowed to test LINUX_VERSION_CODE.
-	ignore=()
-	[ "$f" = drivers/infiniband/sw/metaroce/compat.h ] && ignore=(--ignore LINUX_VERSION_CODE)
-	out=$("$checkpatch" --strict --no-tree --quiet --show-types "${ignore[@]}" -f "$f" 2>&1)
+	out=$("$checkpatch" --strict --no-tree --quiet --show-types -f "$f" 2>&1)
 	rc=$?
 	[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 	point $rc "checkpatch --strict $f"

@@ -2,15 +2,15 @@
 /*
  * MetaRoCE: differences between the kernels we build for (Debian 6.1 and 6.12).
  *
- * This is the only file that tests LINUX_VERSION_CODE. Everything else uses the
- * names defined here.
+ * Kbuild probes the headers we build against for each feature (METAROCE_HAVE_*),
+ * rather than trusting version numbers that distributions backport around. This
+ * is the only file that tests them; everything else uses the names defined here.
  */
 
 #ifndef METAROCE_COMPAT_H
 #define METAROCE_COMPAT_H
 
 #include <linux/mm.h>
-#include <linux/version.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -21,7 +21,7 @@
  * Their last parameter is declared "struct metaroce_verbs_attrs *", and
  * metaroce_attrs_udata() returns the udata: NULL for kernel consumers.
  */
-#if KERNEL_VERSION(6, 10, 0) <= LINUX_VERSION_CODE
+#ifdef METAROCE_HAVE_CQ_ATTR_BUNDLE
 #define metaroce_verbs_attrs uverbs_attr_bundle
 
 static inline struct ib_udata *metaroce_attrs_udata(struct uverbs_attr_bundle *attrs)
@@ -41,7 +41,7 @@ static inline struct ib_udata *metaroce_attrs_udata(struct ib_udata *udata)
  * Since v6.9, ib_core records whether a device name was chosen by user space
  * (rdma link add) so that it is not renamed by policy; 6.1 has no such notion.
  */
-#if KERNEL_VERSION(6, 9, 0) <= LINUX_VERSION_CODE
+#ifdef METAROCE_HAVE_NAME_ASSIGNED
 static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 {
 	ib_mark_name_assigned_by_user(ibdev);
@@ -53,7 +53,7 @@ static inline void metaroce_mark_name_assigned_by_user(struct ib_device *ibdev)
 #endif
 
 /* vm_flags became read-only behind vm_flags_set()/vm_flags_clear() in v6.3. */
-#if KERNEL_VERSION(6, 3, 0) <= LINUX_VERSION_CODE
+#ifdef METAROCE_HAVE_VM_FLAGS_CLEAR
 static inline void metaroce_vm_flags_clear(struct vm_area_struct *vma, vm_flags_t flags)
 {
 	vm_flags_clear(vma, flags);
@@ -71,7 +71,7 @@ static inline void metaroce_vm_flags_clear(struct vm_area_struct *vma, vm_flags_
  * IB_UVERBS_WC_ATOMIC_WRITE = 9), so a 6.1 module still serves a process
  * that posts IBV_WR_ATOMIC_WRITE; kernel consumers cannot name it there.
  */
-#if KERNEL_VERSION(6, 2, 0) <= LINUX_VERSION_CODE
+#ifdef METAROCE_HAVE_ATOMIC_WRITE
 #define METAROCE_WR_ATOMIC_WRITE	IB_WR_ATOMIC_WRITE
 #define METAROCE_WC_ATOMIC_WRITE	IB_WC_ATOMIC_WRITE
 #else
