@@ -115,6 +115,7 @@ struct metaroce_dev {
 	u32 qp_next;		/* xa_alloc_cyclic() cursor */
 	struct mutex qps_lock;	/* QP removal against the debugfs walk */
 	atomic_t num_qp;
+	atomic64_t qp_uid_seq;	/* last metaroce_qp.uid handed out */
 	struct xarray ah_xa;	/* ah_num -> struct metaroce_ah (user AHs) */
 	atomic_t num_pd;
 	atomic_t num_cq;
@@ -231,7 +232,7 @@ struct metaroce_mw {
 	u32 rkey;		/* current key */
 	bool bound;
 	struct metaroce_mr *mr;	/* bound: the MR, its num_mw counts us */
-	const struct metaroce_qp *qp;	/* type 2, bound: the QP */
+	u64 qp_uid;		/* type 2, bound: the QP's uid; 0 for type 1 */
 	u64 addr;
 	u64 length;
 	int access;		/* remote rights granted */
@@ -341,6 +342,8 @@ struct metaroce_swqe {
 struct metaroce_qp {
 	struct ib_qp ibqp;
 	struct metaroce_dev *mdev;
+	/* Never reused, unlike QP numbers and addresses: what a type 2 MW is bound to. */
+	u64 uid;
 	bool user;
 
 	/*

@@ -72,7 +72,7 @@ static void metaroce_mw_unbind(struct metaroce_mw *mw)
 		atomic_dec(&mw->mr->num_mw);
 	mw->bound = false;
 	mw->mr = NULL;
-	mw->qp = NULL;
+	mw->qp_uid = 0;
 }
 
 int metaroce_dealloc_mw(struct ib_mw *ibmw)
@@ -178,7 +178,7 @@ int metaroce_mw_bind(struct metaroce_qp *qp, const struct metaroce_send_wqe *e)
 		} else if (mr) {
 			mw->bound = true;
 			mw->mr = mr;
-			mw->qp = mw->ibmw.type == IB_MW_TYPE_2 ? qp : NULL;
+			mw->qp_uid = mw->ibmw.type == IB_MW_TYPE_2 ? qp->uid : 0;
 			mw->addr = addr;
 			mw->length = length;
 			mw->access = access;
@@ -216,7 +216,7 @@ int metaroce_mw_invalidate(struct metaroce_qp *qp, u32 rkey)
 	spin_lock_bh(&mw->lock);
 	if (mw->rkey != rkey || !mw->bound)
 		ret = -ENOENT;
-	else if (mw->ibmw.pd != qp->ibqp.pd || (mw->qp && mw->qp != qp))
+	else if (mw->ibmw.pd != qp->ibqp.pd || (mw->qp_uid && mw->qp_uid != qp->uid))
 		ret = -EPERM;
 	else if (mw->ibmw.type != IB_MW_TYPE_2)
 		ret = -EINVAL;
@@ -254,7 +254,7 @@ int metaroce_rkey_get(struct metaroce_qp *qp, u32 rkey, int access, u64 addr,
 	spin_lock_bh(&mw->lock);
 	if (mw->rkey != rkey || !mw->bound) {
 		ret = -ENOENT;
-	} else if (mw->ibmw.pd != qp->ibqp.pd || (mw->qp && mw->qp != qp)) {
+	} else if (mw->ibmw.pd != qp->ibqp.pd || (mw->qp_uid && mw->qp_uid != qp->uid)) {
 		ret = -EPERM;
 	} else if ((mw->access & access) != access) {
 		ret = -EACCES;

@@ -137,6 +137,7 @@ int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (udata && udata->outlen < offsetofend(struct metaroce_create_qp_resp, rq))
 		return -EINVAL;
 	qp->mdev = mdev;
+	qp->uid = atomic64_inc_return(&mdev->qp_uid_seq);
 	ret = metaroce_qp_dv_init(qp, init, udata);
 	if (ret)
 		return ret;
