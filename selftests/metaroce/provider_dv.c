@@ -34,6 +34,8 @@
 #include <infiniband/verbs.h>
 #include <infiniband/metaroce_dv.h>
 
+#include "provider_report.h"
+
 #define NPATHS		4
 #define NSTREAMS	3
 #define NMSG		16			/* per stream */
@@ -61,27 +63,6 @@ struct side {
 	int gid_index;
 	union ibv_gid gid;
 };
-
-static int failed;
-static char why[2048];
-
-static void check(int ok, const char *name)
-{
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failed++;
-	}
-	fflush(stdout);
-	why[0] = '\0';
-}
-
-static void die(const char *name)
-{
-	check(0, name);
-	exit(1);
-}
 
 /* Message i of stream s: its length and contents. */
 static uint32_t msg_len(int s, int i)

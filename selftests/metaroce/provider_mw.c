@@ -37,6 +37,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "provider_report.h"
+
 #define BUF_SIZE	(64 * 1024)
 #define NQP		4
 #define TIMEOUT_S	20
@@ -73,27 +75,6 @@ struct side {
 	int gid_index;
 	union ibv_gid gid;
 };
-
-static int failed;
-static char why[1024];
-
-static void check(int ok, const char *name)
-{
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failed++;
-	}
-	fflush(stdout);
-	why[0] = '\0';
-}
-
-static void die(const char *name)
-{
-	check(0, name);
-	exit(1);
-}
 
 static void pattern(uint8_t *p, size_t len, uint8_t seed)
 {
