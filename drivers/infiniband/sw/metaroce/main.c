@@ -265,6 +265,7 @@ static int __init metaroce_init(void)
 {
 	int ret;
 
+	metaroce_icrc_select();
 	ret = metaroce_transport_init();
 	if (ret)
 		return ret;

@@ -534,6 +534,9 @@ int metaroce_srq_complete(struct metaroce_qp *qp, u32 rmsn, const struct ib_wc *
 			  bool solicited);
 void metaroce_srq_qp_flush(struct metaroce_qp *qp);
 
+/* icrc.c */
+void metaroce_icrc_select(void);
+
 /* transport.c */
 int metaroce_transport_init(void);
 void metaroce_transport_exit(void);

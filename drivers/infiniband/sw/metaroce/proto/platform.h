@@ -23,16 +23,13 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/bitops.h>
-#include <linux/crc32c.h>
 #include <linux/errno.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
 
-static inline u32 mr_crc32c(u32 crc, const void *p, unsigned int len)
-{
-	return crc32c(crc, p, len);
-}
+/* icrc.c: crc32c() or lib/crc32's tables, whichever this CPU runs faster. */
+u32 mr_crc32c(u32 crc, const void *p, unsigned int len);
 
 #else /* userspace: libsoftmetaroce, unit tests, fuzzers */
 #include <metaroce/compat-user.h>
