@@ -1471,7 +1471,13 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 
 int metaroce_transport_init(void)
 {
-	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI | WQ_UNBOUND, 0);
+	/*
+	 * Per CPU: a QP's work runs where its packet arrived or its doorbell rang,
+	 * woken locally with the data still in cache; an unbound worker costs a
+	 * cross-CPU wakeup per packet (an IPI, dear on an emulated CPU). The
+	 * workqueue still never runs one work item on two CPUs at once.
+	 */
+	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
