@@ -979,11 +979,15 @@ static void test_rx_checks(void **state)
 	free(c);
 }
 
-/* Paced at twice the window rate, from a schedule: a late sender catches up by 8 at most. */
+/*
+ * Paced at twice the window rate, from a schedule: a late sender catches up by
+ * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
+ */
 static void test_pacing_schedule_and_burst(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 1, 1, 0, 0);
-	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 64 * 4096, .rkey = 1 };
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4 * MR_PACE_BURST * 4096,
+				 .rkey = 1 };
 	u64 gap, t = 1000 * US;
 	struct mr_tx_pkt tp;
 	u32 i, n;
@@ -991,9 +995,9 @@ static void test_pacing_schedule_and_burst(void **state)
 	(void)state;
 	assert_int_equal(mr_conn_post(c, &wr), 0);
 	c->paths.conn.srtt = 320 * US;
-	c->cc.cwnd = 64 << MR_FP_SHIFT;
+	c->cc.cwnd = (2 * MR_PACE_BURST) << MR_FP_SHIFT;
 	gap = mr_cc_gap_ns(&c->cc, c->paths.conn.srtt, 4096);
-	assert_int_equal(gap, 320 * US / (MR_PACE_GAIN * 64));
+	assert_int_equal(gap, 320 * US / (MR_PACE_GAIN * 2 * MR_PACE_BURST));
 	/* long idle: a burst of MR_PACE_BURST, then one per gap */
 	for (n = 0; mr_conn_tx(c, t, &tp); n++)
 		;

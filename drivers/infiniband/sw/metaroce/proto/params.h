@@ -35,7 +35,7 @@
 #define MR_CWND_INIT		16
 #define MR_CWND_MIN		1
 #define MR_CWND_MAX		MR_SACK_BITS
-#define MR_PACE_BURST		8	/* packets a late sender may send back to back */
+#define MR_PACE_BURST		64	/* packets a late sender may send back to back */
 #define MR_PACE_GAIN		2	/* pacing rate over the window rate */
 #define MR_ALPHA_G_SHIFT	4	/* alpha gain 1/16 */
 #define MR_LOSS_BETA_SHIFT	3	/* a congestive loss episode cuts cwnd by 1/8 */
