@@ -1475,9 +1475,11 @@ int metaroce_transport_init(void)
 	 * Per CPU: a QP's work runs where its packet arrived or its doorbell rang,
 	 * woken locally with the data still in cache; an unbound worker costs a
 	 * cross-CPU wakeup per packet (an IPI, dear on an emulated CPU). The
-	 * workqueue still never runs one work item on two CPUs at once.
+	 * workqueue still never runs one work item on two CPUs at once. Not
+	 * WQ_HIGHPRI: a busy QP requeues itself, and a nice -20 worker that does
+	 * so starves the tasks of its CPU (the consumer waiting for completions).
 	 */
-	metaroce_wq = alloc_workqueue("metaroce", WQ_HIGHPRI, 0);
+	metaroce_wq = alloc_workqueue("metaroce", 0, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
