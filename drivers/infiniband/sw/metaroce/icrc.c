@@ -9,6 +9,8 @@
  * times slower than the table code of lib/crc32. As the RAID6 and XOR code do,
  * time both once at load and keep the faster; both must agree on the result.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/crc32.h>
 #include <linux/crc32c.h>
 #include <linux/ktime.h>
@@ -61,11 +63,11 @@ void metaroce_icrc_select(void)
 	kfree(buf);
 
 	if (c_lib != c_table) {
-		pr_warn("metaroce: crc32c() and __crc32c_le() disagree; using crc32c()\n");
+		pr_warn("crc32c() and __crc32c_le() disagree; using crc32c()\n");
 		return;
 	}
 	metaroce_icrc_table = t_table < t_lib;
-	pr_info("metaroce: ICRC by %s (%llu ns per 4 KiB; the other %llu ns)\n",
+	pr_info("ICRC by %s (%llu ns per 4 KiB; the other %llu ns)\n",
 		metaroce_icrc_table ? "lib/crc32 tables" : "crc32c()",
 		min(t_lib, t_table), max(t_lib, t_table));
 }
