@@ -5,9 +5,9 @@
  * ECN is the congestion signal: switches mark before their buffers overflow. On a fabric
  * without PFC a drop is as likely a corrupted frame or a dead link as congestion, so a
  * loss costs 1/8 of the window only when it comes with congestion evidence (CE marks in
- * the same window, or an RTT well above the minimum on the lost packet's path); other
- * losses cost nothing here (the path module moves load off a lossy path). Only the RTO
- * resets the window.
+ * the same window, or a queue on the lost packet's path that the other paths do not
+ * have); other losses cost nothing here (the path module moves load off a lossy path).
+ * Only the RTO resets the window.
  */
 #include "cc.h"
 #include "params.h"
@@ -123,26 +123,29 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 
 /*
  * Congestion evidence for a packet sent at sent_ns on a path: marks reported since it was
- * sent, or the path's smoothed RTT well above its minimum (a queue on that path, marked
- * or not). Smoothed, so that jitter and the spread of the reverse paths the ACKs take do
- * not pass for a queue; and by more than twice the RTT's variation, which is how far
- * jitter alone lifts the smoothed RTT.
+ * sent, or the path's smoothed RTT well above its base (a queue on that path, marked or
+ * not). The base is its minimum, or the smallest smoothed RTT of all up paths if more:
+ * a queue every path has is at an end (a host that processes packets more slowly than
+ * its link brings them) and does not make a random loss an overflow. Smoothed, so that
+ * jitter and the spread of the reverse paths the ACKs take do not pass for a queue; and
+ * by more than twice the RTT's variation, which is how far jitter alone lifts the
+ * smoothed RTT.
  */
-static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, u64 path_srtt_ns,
-			    u64 path_min_ns, u64 path_rttvar_ns)
+static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, const struct mr_rtt *path,
+			    u64 shared_ns)
 {
-	u64 q = max_t(u64, path_min_ns / 2, MR_CC_QDELAY_MIN_NS);
+	u64 q = max_t(u64, path->min / 2, MR_CC_QDELAY_MIN_NS);
 
 	if (cc->ce_seen && cc->last_ce_ns >= sent_ns)
 		return true;
-	q = max_t(u64, q, 2 * path_rttvar_ns);
-	return path_min_ns && path_srtt_ns > path_min_ns + q;
+	q = max_t(u64, q, 2 * path->rttvar);
+	return path->min && path->srtt > max_t(u64, path->min, shared_ns) + q;
 }
 
-bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
-		   u64 path_min_ns, u64 path_rttvar_ns)
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns,
+		   const struct mr_rtt *path, u64 shared_ns)
 {
-	if (!mr_cc_congested(cc, sent_ns, path_srtt_ns, path_min_ns, path_rttvar_ns)) {
+	if (!mr_cc_congested(cc, sent_ns, path, shared_ns)) {
 		cc->stat_loss_random++;
 		return false;
 	}

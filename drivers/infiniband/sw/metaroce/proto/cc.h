@@ -10,6 +10,7 @@
 #define _METAROCE_PROTO_CC_H
 
 #include "platform.h"
+#include "path.h"
 
 struct mr_cc {
 	u32	cwnd;		/* packets << MR_FP_SHIFT */
@@ -42,13 +43,14 @@ void mr_cc_init(struct mr_cc *cc, u32 mtu);
 void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
 		  u32 rate_hint, u32 newly_acked);
 /*
- * A packet last sent at sent_ns on a path whose smoothed RTT, minimum RTT and RTT
- * variation are now path_srtt_ns, path_min_ns and path_rttvar_ns was declared lost.
- * Cuts cwnd only with congestion evidence: CE marks reported at or after sent_ns, or
- * queueing on the path; returns true if the loss counted as congestive.
+ * A packet last sent at sent_ns on a path whose RTT estimates are now path was declared
+ * lost; shared_ns is the smallest smoothed RTT of the connection's up paths (0: none).
+ * Cuts cwnd only with congestion evidence: CE marks reported at or after sent_ns, or a
+ * queue on that path beyond what all paths share; returns true if the loss counted as
+ * congestive.
  */
-bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns, u64 path_srtt_ns,
-		   u64 path_min_ns, u64 path_rttvar_ns);
+bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns,
+		   const struct mr_rtt *path, u64 shared_ns);
 /* A retransmission timeout; first: the first of an episode (no progress since). */
 void mr_cc_on_rto(struct mr_cc *cc, bool first);
 /* The episode's timeouts were spurious: back to the window before them. */

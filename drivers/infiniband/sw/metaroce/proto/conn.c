@@ -459,8 +459,8 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
-	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt->srtt, prtt->min,
-		      prtt->rttvar);
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt,
+		      mr_paths_min_srtt(&c->paths));
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)

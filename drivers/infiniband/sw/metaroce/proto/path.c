@@ -47,7 +47,7 @@ static void mr_path_revive(struct mr_path *p)
 	p->probe_ival_ns = MR_PATH_PROBE_NS;
 }
 
-static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
+u64 mr_paths_min_srtt(const struct mr_paths *ps)
 {
 	u64 fastest = U64_MAX;
 	unsigned int i;
@@ -55,8 +55,14 @@ static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
 	for (i = 0; i < ps->n; i++)
 		if (ps->p[i].up && ps->p[i].rtt.srtt)
 			fastest = min_t(u64, fastest, ps->p[i].rtt.srtt);
-	return p->rtt.srtt && fastest != U64_MAX &&
-	       p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
+	return fastest == U64_MAX ? 0 : fastest;
+}
+
+static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
+{
+	u64 fastest = mr_paths_min_srtt(ps);
+
+	return p->rtt.srtt && fastest && p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
 }
 
 void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)

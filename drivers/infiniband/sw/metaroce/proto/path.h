@@ -76,5 +76,7 @@ u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid);
 /* Reorder window for loss detection: tolerate the measured RTT spread between paths. */
 u64 mr_paths_reo_wnd(const struct mr_paths *ps);
 unsigned int mr_paths_up(const struct mr_paths *ps);
+/* The smallest smoothed RTT of the up paths, 0 if none has one. */
+u64 mr_paths_min_srtt(const struct mr_paths *ps);
 
 #endif /* _METAROCE_PROTO_PATH_H */
