@@ -621,6 +621,80 @@ static void test_spurious_rto(void **state)
 	assert_int_equal(w.rto_shift, 0);
 }
 
+/*
+ * The ACK clock was late, not lost: after an RTO that declared 8 packets lost and resent
+ * only the oldest (lost for real: its retransmission is echoed first), an ACK for one
+ * that was never resent proves the timeout spurious all the same; the packets it
+ * declared lost and that were not resent go back in flight, once per timeout.
+ */
+static void test_late_ack_after_rto(void **state)
+{
+	struct lost_log lost = { 0 };
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct mr_txwin w;
+	u64 rto;
+	u32 psn, i;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	for (i = 0; i < 8; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	assert_int_equal(fire(&w, rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	assert_int_equal(w.nlost, 8);
+	assert_true(mr_txwin_next_lost(&w, &psn));
+	assert_int_equal(psn, 0);
+	mr_txwin_retransmit(&w, rto, 0, 1);
+
+	/* the retransmission of PSN 0 is echoed first: a real loss, snd_una moves */
+	ack_list(1, NULL, 0, &a);
+	a.echo_psn = 0;
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, rto + 100 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	assert_true(r.una_advanced);
+	assert_int_equal(w.nlost, 7);
+
+	/* PSN 3 was never resent: its only copy left before the timeout, and arrived */
+	psn = 3;
+	ack_list(1, &psn, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 200 * US, &a, NULL, NULL, &r), 0);
+	assert_true(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+	assert_int_equal(w.rto_shift, 1);
+	/* 1, 2 and 4-7 are in flight again, with nothing to resend */
+	assert_int_equal(w.nlost, 0);
+	assert_int_equal(w.in_flight, 6);
+	assert_false(mr_txwin_next_lost(&w, &psn));
+
+	/* once per timeout */
+	psn = 4;
+	ack_list(1, &psn, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 300 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+
+	/* the loss rules judge them again: 5-7 acknowledged on their path, 1 and 2 lost */
+	{
+		const u32 late[] = { 5, 6, 7 };
+
+		ack_list(1, late, 3, &a);
+		assert_int_equal(mr_txwin_ack(&w, rto + 400 * US, &a, NULL, NULL, &r), 0);
+	}
+	lost.n = 0;
+	assert_int_equal(mr_txwin_detect(&w, rto + 400 * US, 0, log_lost, &lost), 2);
+	assert_int_equal(lost.psn[0], 1);
+	assert_int_equal(lost.psn[1], 2);
+
+	/* a packet those rules declared lost, acknowledged unsent, says nothing of a timeout */
+	psn = 1;
+	ack_list(1, &psn, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 500 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.spurious_rto);
+	assert_int_equal(w.stat_spurious_rto, 1);
+}
+
 static void test_rto_backoff_and_retry_limit(void **state)
 {
 	struct mr_txwin w;
@@ -681,6 +755,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),
 	cmocka_unit_test(test_spurious_rto),
+	cmocka_unit_test(test_late_ack_after_rto),
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),
 };
 

@@ -137,6 +137,33 @@ static bool mr_txwin_ack_valid(const struct mr_txwin *w, const struct mr_pkt_ack
 	return true;
 }
 
+/* Packets sent before the last RTO were delivered after it (spec, "Spurious timeouts"). */
+static void mr_txwin_rto_spurious(struct mr_txwin *w, struct mr_txack_res *res)
+{
+	w->rto_undo = false;
+	w->rto_late = false;
+	res->spurious_rto = true;
+	w->stat_spurious_rto++;
+	w->rto_shift = min_t(u32, w->rto_shift + 1, MR_RTO_SPURIOUS_MAX);
+	w->rto_calm = 0;
+}
+
+/* After a spurious RTO: what it declared lost and nothing resent is in flight again. */
+static void mr_txwin_rto_unmark(struct mr_txwin *w)
+{
+	u32 i, n = w->nxt - w->una;
+
+	for (i = 0; i < n && w->nlost; i++) {
+		struct mr_txpkt *p = mr_slot(w, w->una + i);
+
+		if (p->state == MR_TXP_LOST && p->lost_cause == MR_LOSS_RTO) {
+			p->state = MR_TXP_INFLIGHT;
+			w->nlost--;
+			w->in_flight++;
+		}
+	}
+}
+
 static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 				const struct mr_pkt_ack *ack, struct mr_txack_res *res,
 				mr_txpkt_fn acked, void *arg)
@@ -147,10 +174,14 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 
 	if (p->state == MR_TXP_ACKED || p->state == MR_TXP_FREE)
 		return;
-	if (p->state == MR_TXP_INFLIGHT)
+	if (p->state == MR_TXP_INFLIGHT) {
 		w->in_flight--;
-	else
+	} else {
 		w->nlost--;
+		/* Declared lost by the RTO, not resent since: a copy from before it arrived. */
+		if (p->lost_cause == MR_LOSS_RTO && w->rto_late)
+			mr_txwin_rto_spurious(w, res);
+	}
 	p->state = MR_TXP_ACKED;
 	res->newly_acked++;
 	res->newly_bytes += p->len;
@@ -165,12 +196,8 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 	if (echoed && p->nretx && p->lost_cause == MR_LOSS_RTO && w->rto_undo) {
 		/* The first echo of the episode decides: the original, or a copy. */
 		w->rto_undo = false;
-		if (!(ack->echo_flags & MR_ECHO_RETX)) {
-			res->spurious_rto = true;
-			w->stat_spurious_rto++;
-			w->rto_shift = min_t(u32, w->rto_shift + 1, MR_RTO_SPURIOUS_MAX);
-			w->rto_calm = 0;
-		}
+		if (!(ack->echo_flags & MR_ECHO_RETX))
+			mr_txwin_rto_spurious(w, res);
 	}
 	if (w->rto_shift && ++w->rto_calm >= MR_RTO_CALM_PKTS) {
 		w->rto_calm = 0;
@@ -234,6 +261,9 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 		if (mr_seq_in(psn, w->una, w->nxt - w->una))
 			mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
 	}
+
+	if (res->spurious_rto)
+		mr_txwin_rto_unmark(w);
 
 	while (w->una != w->nxt && mr_slot(w, w->una)->state == MR_TXP_ACKED) {
 		mr_slot(w, w->una)->state = MR_TXP_FREE;
@@ -389,6 +419,7 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 			w->backoff++;
 		w->rto_base_ns = now;
 		w->rto_undo = true;
+		w->rto_late = true;
 		w->reo_deadline_ns = 0;
 		w->tlp_cnt = MR_TLP_MAX;	/* no probes until the connection makes progress */
 		w->stat_rto++;

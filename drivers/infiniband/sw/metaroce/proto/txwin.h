@@ -66,6 +66,7 @@ struct mr_txwin {
 	u8	retries;	/* RTOs without progress */
 	u8	rto_shift;	/* RTO x 2^rto_shift: raised by spurious timeouts */
 	bool	rto_undo;	/* an RTO episode that an echo may still prove spurious */
+	bool	rto_late;	/* the last RTO's packets may still prove it spurious */
 	u16	rto_calm;	/* packets acknowledged since the last spurious timeout */
 	u8	retry_limit;	/* verbs retry_cnt */
 	u64	progress_ns;	/* last advance of una, or first send into an empty window */
@@ -79,7 +80,7 @@ struct mr_txwin {
 	u64	stat_spurious;	/* retransmissions whose original was delivered */
 	u64	stat_tlp;
 	u64	stat_rto;
-	u64	stat_spurious_rto;	/* timeouts whose originals were delivered */
+	u64	stat_spurious_rto;	/* timeouts after which originals were delivered */
 
 	struct mr_txpkt pkt[MR_SACK_BITS];	/* indexed by PSN % MR_SACK_BITS */
 };
