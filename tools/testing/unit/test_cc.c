@@ -267,6 +267,31 @@ static void test_shared_queue_is_no_evidence(void **state)
 	assert_int_equal(cc.stat_loss_random, 0);
 }
 
+/* A retired path's delay is what retired it: no evidence; CE marks still are. */
+static void test_retired_path_delay_is_no_evidence(void **state)
+{
+	struct mr_cc cc;
+	u64 t = 10 * SRTT;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	/* the same 1.2 ms queue that cuts on an up path (above) */
+	assert_true(mr_cc_on_loss(&cc, t, SRTT, t - SRTT,
+				  PATH(1300 * US, 100 * US, 200 * US), 0));
+	assert_int_equal(pkts(&cc), 112);
+	/* on a retired path: random */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_false(mr_cc_on_loss(&cc, t, SRTT, t - SRTT, NULL, 0));
+	assert_int_equal(pkts(&cc), 128);
+	assert_int_equal(cc.stat_loss_random, 1);
+	/* marks reported since the packet was sent count whatever its path */
+	mr_cc_on_ack(&cc, t, SRTT, 1, 100, 0, 1);
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT, NULL, 0));
+	assert_int_equal(cc.stat_loss_cong, 1);
+}
+
 static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 {
 	struct mr_cc cc;
@@ -395,6 +420,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_loss_with_ce_cuts),
 	cmocka_unit_test(test_loss_with_queueing_delay_cuts),
 	cmocka_unit_test(test_shared_queue_is_no_evidence),
+	cmocka_unit_test(test_retired_path_delay_is_no_evidence),
 	cmocka_unit_test(test_congestive_loss_once_per_rtt_and_rto),
 	cmocka_unit_test(test_slow_start_after_rto),
 	cmocka_unit_test(test_undo_spurious_rto),

@@ -134,10 +134,13 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, const struct mr_rtt *path,
 			    u64 shared_ns)
 {
-	u64 q = max_t(u64, path->min / 2, MR_CC_QDELAY_MIN_NS);
+	u64 q;
 
 	if (cc->ce_seen && cc->last_ce_ns >= sent_ns)
 		return true;
+	if (!path)
+		return false;
+	q = max_t(u64, path->min / 2, MR_CC_QDELAY_MIN_NS);
 	q = max_t(u64, q, 2 * path->rttvar);
 	return path->min && path->srtt > max_t(u64, path->min, shared_ns) + q;
 }

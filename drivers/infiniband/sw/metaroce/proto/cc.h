@@ -43,11 +43,11 @@ void mr_cc_init(struct mr_cc *cc, u32 mtu);
 void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt,
 		  u32 rate_hint, u32 newly_acked);
 /*
- * A packet last sent at sent_ns on a path whose RTT estimates are now path was declared
- * lost; shared_ns is the smallest smoothed RTT of the connection's up paths (0: none).
- * Cuts cwnd only with congestion evidence: CE marks reported at or after sent_ns, or a
- * queue on that path beyond what all paths share; returns true if the loss counted as
- * congestive.
+ * A packet last sent at sent_ns on a path whose RTT estimates are now path (NULL: a
+ * retired path, whose delay is no evidence) was declared lost; shared_ns is the smallest
+ * smoothed RTT of the connection's up paths (0: none). Cuts cwnd only with congestion
+ * evidence: CE marks reported at or after sent_ns, or a queue on that path beyond what
+ * all paths share; returns true if the loss counted as congestive.
  */
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns,
 		   const struct mr_rtt *path, u64 shared_ns);

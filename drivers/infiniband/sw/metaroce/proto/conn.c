@@ -455,12 +455,13 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 {
 	struct mr_conn_ev *ev = arg;
 	struct mr_conn *c = ev->c;
-	const struct mr_rtt *prtt = &c->paths.p[p->path % MR_MAX_PATHS].rtt;
+	const struct mr_path *path = &c->paths.p[p->path % MR_MAX_PATHS];
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
-	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns, prtt,
-		      mr_paths_min_srtt(&c->paths));
+	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
+	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
+		      path->up ? &path->rtt : NULL, mr_paths_min_srtt(&c->paths));
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
