@@ -164,6 +164,40 @@ static void test_loss_retires_and_probe_recovers(void **state)
 }
 
 /*
+ * A probe acknowledged by an ACK that echoes another packet (the receiver read more
+ * before answering) still brings its path back; a packet sent before the path was
+ * retired, acknowledged late, does not.
+ */
+static void test_probe_acked_without_echo_revives(void **state)
+{
+	struct mr_paths ps;
+	u64 now = 1000 * US;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, now, 2);
+	assert_false(ps.p[2].up);
+	/* a packet from before the retirement is acknowledged: no news about the path now */
+	mr_paths_on_acked(&ps, 2, now - 1);
+	assert_false(ps.p[2].up);
+	/* nor anything before a probe went out */
+	now += MR_PATH_PROBE_NS;
+	mr_paths_on_acked(&ps, 2, now);
+	assert_false(ps.p[2].up);
+	assert_int_equal(mr_paths_pick(&ps, now), 2);
+	assert_true(ps.p[2].probing);
+	/* the probe, sent now, is acknowledged selectively */
+	mr_paths_on_acked(&ps, 2, now);
+	assert_true(ps.p[2].up);
+	assert_false(ps.p[2].probing);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_UP);
+	assert_int_equal(ps.stat_revived, 1);
+	assert_int_equal(mr_paths_up(&ps), 4);
+}
+
+/*
  * Loss all paths share (a burst on the first hop) retires none of them; a path that
  * fails on its own is still retired within a few losses.
  */
@@ -176,7 +210,7 @@ static void test_shared_loss_retires_no_path(void **state)
 	mr_paths_init(&ps, 8);
 	for (i = 0; i < 100; i++)
 		for (k = 0; k < 8; k++)
-			mr_paths_on_acked(&ps, k);
+			mr_paths_on_acked(&ps, k, 0);
 	/* a burst of 48 packets sprayed over 8 paths: six consecutive losses on each */
 	for (i = 0; i < 6; i++)
 		for (k = 0; k < 8; k++)
@@ -194,7 +228,7 @@ static void test_shared_loss_retires_no_path(void **state)
 		for (i = 0; i < 7; i++)
 			for (k = 0; k < 8; k++)
 				if (k != 5)
-					mr_paths_on_acked(&ps, k);
+					mr_paths_on_acked(&ps, k, 0);
 		mr_paths_on_loss(&ps, 0, 5);
 	}
 	assert_false(ps.p[5].up);
@@ -223,7 +257,7 @@ static void test_random_loss_retires_no_path(void **state)
 			if ((i + k) % 10 == 0)
 				mr_paths_on_loss(&ps, 0, k);
 			else
-				mr_paths_on_acked(&ps, k);
+				mr_paths_on_acked(&ps, k, 0);
 		}
 		if (i % 4 == 0)
 			for (k = 0; k < 8; k++)
@@ -398,6 +432,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_moves_load),
 	cmocka_unit_test(test_slow_path_sheds_load),
 	cmocka_unit_test(test_loss_retires_and_probe_recovers),
+	cmocka_unit_test(test_probe_acked_without_echo_revives),
 	cmocka_unit_test(test_shared_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_retires_no_path),
 	cmocka_unit_test(test_rto_retires_only_worse_paths),

@@ -448,7 +448,7 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = arg;
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
-	mr_paths_on_acked(&c->paths, p->path);
+	mr_paths_on_acked(&c->paths, p->path, p->sent_ns);
 }
 
 static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)

@@ -65,6 +65,14 @@ static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
 	return p->rtt.srtt && fastest && p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
 }
 
+static void mr_paths_revive(struct mr_paths *ps, u8 path)
+{
+	mr_path_revive(&ps->p[path]);
+	ps->stat_revived++;
+	if (ps->on_change)
+		ps->on_change(ps->change_arg, path, true);
+}
+
 void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 {
 	struct mr_path *p;
@@ -72,12 +80,8 @@ void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
 	if (path >= ps->n)
 		return;
 	p = &ps->p[path];
-	if (!p->up) {
-		mr_path_revive(p);	/* a probe (or a late packet) got through */
-		ps->stat_revived++;
-		if (ps->on_change)
-			ps->on_change(ps->change_arg, path, true);
-	}
+	if (!p->up)
+		mr_paths_revive(ps, path);	/* a probe (or a late packet) got through */
 	p->consec_losses = 0;
 
 	if (rtt_ns) {
@@ -121,10 +125,21 @@ void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path)
 		ps->on_change(ps->change_arg, path, false);
 }
 
-void mr_paths_on_acked(struct mr_paths *ps, u8 path)
+void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns)
 {
-	if (path < ps->n)
-		ps->p[path].loss_rate -= ps->p[path].loss_rate >> MR_PATH_LOSS_SHIFT;
+	struct mr_path *p;
+
+	if (path >= ps->n)
+		return;
+	p = &ps->p[path];
+	p->loss_rate -= p->loss_rate >> MR_PATH_LOSS_SHIFT;
+	/*
+	 * The probe arrived. Its ACK need not echo it: a receiver that read more
+	 * packets before answering echoes the last of them, and a retired path
+	 * waiting for that echo stayed retired for good.
+	 */
+	if (!p->up && p->probing && sent_ns >= p->probe_at_ns)
+		mr_paths_revive(ps, path);
 }
 
 /*

@@ -57,8 +57,8 @@ struct mr_paths {
 void mr_paths_init(struct mr_paths *ps, u8 n);
 /* An ACK echoed a packet sent on path; rtt_ns 0 when the sample is ambiguous. */
 void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce);
-/* A packet last sent on path was acknowledged. */
-void mr_paths_on_acked(struct mr_paths *ps, u8 path);
+/* A packet last sent on path at sent_ns was acknowledged (cumulatively or selectively). */
+void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns);
 /* A packet sent on path was declared lost. */
 void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
 /* Take path out of service. */
