@@ -54,6 +54,20 @@ static enum mr_tx_timer fire(struct mr_txwin *w, u64 now, u64 pto, u64 rto,
 	return mr_txwin_timer(w, now, pto, rto, log_lost, lost, probe);
 }
 
+/* A fresh window (200 us srtt) sends n packets at 0; its RTO fires. Returns the RTO. */
+static u64 send_until_rto(struct mr_txwin *w, u32 n, struct lost_log *lost)
+{
+	u64 rto;
+	u32 psn, i;
+
+	mr_txwin_init(w, 0, 7);
+	rto = mr_txwin_rto(w, 200 * US, 0);
+	for (i = 0; i < n; i++)
+		mr_txwin_send(w, 0, 0, 0, 0, 100);
+	assert_int_equal(fire(w, rto, U64_MAX / 4, rto, lost, &psn), MR_TMR_RTO);
+	return rto;
+}
+
 static void test_window_cap(void **state)
 {
 	struct mr_txwin w;
@@ -566,11 +580,7 @@ static void test_spurious_rto(void **state)
 	u32 psn, i;
 
 	(void)state;
-	mr_txwin_init(&w, 0, 7);
-	rto = mr_txwin_rto(&w, 200 * US, 0);
-	for (i = 0; i < 4; i++)
-		mr_txwin_send(&w, 0, 0, 0, 0, 100);
-	assert_int_equal(fire(&w, rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	rto = send_until_rto(&w, 4, &lost);
 	while (mr_txwin_next_lost(&w, &psn))
 		mr_txwin_retransmit(&w, rto, psn, 1);
 	/* a SACK of the original of PSN 1, echoed without RETX */
@@ -634,14 +644,10 @@ static void test_late_ack_after_rto(void **state)
 	struct mr_pkt_ack a;
 	struct mr_txwin w;
 	u64 rto;
-	u32 psn, i;
+	u32 psn;
 
 	(void)state;
-	mr_txwin_init(&w, 0, 7);
-	rto = mr_txwin_rto(&w, 200 * US, 0);
-	for (i = 0; i < 8; i++)
-		mr_txwin_send(&w, 0, 0, 0, 0, 100);
-	assert_int_equal(fire(&w, rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	rto = send_until_rto(&w, 8, &lost);
 	assert_int_equal(w.nlost, 8);
 	assert_true(mr_txwin_next_lost(&w, &psn));
 	assert_int_equal(psn, 0);
