@@ -10,7 +10,9 @@
 #ifndef METAROCE_COMPAT_H
 #define METAROCE_COMPAT_H
 
+#include <linux/interrupt.h>
 #include <linux/mm.h>
+#include <linux/workqueue.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -85,5 +87,72 @@ static inline void metaroce_vm_flags_clear(struct vm_area_struct *vma, vm_flags_
  * definition serves both; the datapath must not expect a status from it.
  */
 #define metaroce_udp_tunnel6_xmit_skb(...) ((void)udp_tunnel6_xmit_skb(__VA_ARGS__))
+
+/*
+ * Work run in softirq context on the CPU that queued it, after the softirq
+ * that queued it: a BH workqueue item since v6.9 (6.12 here), a tasklet on
+ * 6.1, which is what BH workqueues replace.
+ */
+struct metaroce_bh;
+typedef void (*metaroce_bh_fn)(struct metaroce_bh *bh);
+
+#ifdef METAROCE_HAVE_BH_WQ
+struct metaroce_bh {
+	struct work_struct work;
+	metaroce_bh_fn fn;
+};
+
+static inline void metaroce_bh_run(struct work_struct *work)
+{
+	struct metaroce_bh *bh = container_of(work, struct metaroce_bh, work);
+
+	bh->fn(bh);
+}
+
+static inline void metaroce_bh_init(struct metaroce_bh *bh, metaroce_bh_fn fn)
+{
+	INIT_WORK(&bh->work, metaroce_bh_run);
+	bh->fn = fn;
+}
+
+static inline void metaroce_bh_schedule(struct metaroce_bh *bh)
+{
+	queue_work(system_bh_wq, &bh->work);
+}
+
+/* Waits for a run in progress; @bh must not be scheduled again. */
+static inline void metaroce_bh_kill(struct metaroce_bh *bh)
+{
+	cancel_work_sync(&bh->work);
+}
+#else
+struct metaroce_bh {
+	struct tasklet_struct tasklet;
+	metaroce_bh_fn fn;
+};
+
+static inline void metaroce_bh_run(struct tasklet_struct *t)
+{
+	struct metaroce_bh *bh = from_tasklet(bh, t, tasklet);
+
+	bh->fn(bh);
+}
+
+static inline void metaroce_bh_init(struct metaroce_bh *bh, metaroce_bh_fn fn)
+{
+	tasklet_setup(&bh->tasklet, metaroce_bh_run);
+	bh->fn = fn;
+}
+
+static inline void metaroce_bh_schedule(struct metaroce_bh *bh)
+{
+	tasklet_schedule(&bh->tasklet);
+}
+
+static inline void metaroce_bh_kill(struct metaroce_bh *bh)
+{
+	tasklet_kill(&bh->tasklet);
+}
+#endif
 
 #endif /* METAROCE_COMPAT_H */

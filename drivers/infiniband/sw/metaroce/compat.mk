@@ -8,3 +8,4 @@ ccflags-y += $(call metaroce_probe,rdma/ib_verbs.h,[*]create_cq\b,uverbs_attr_bu
 ccflags-y += $(call metaroce_probe,rdma/ib_verbs.h,ib_mark_name_assigned_by_user,.,METAROCE_HAVE_NAME_ASSIGNED)
 ccflags-y += $(call metaroce_probe,rdma/ib_verbs.h,IB_WR_ATOMIC_WRITE,.,METAROCE_HAVE_ATOMIC_WRITE)
 ccflags-y += $(call metaroce_probe,linux/mm.h,void vm_flags_clear\b,.,METAROCE_HAVE_VM_FLAGS_CLEAR)
+ccflags-y += $(call metaroce_probe,linux/workqueue.h,system_bh_wq;,.,METAROCE_HAVE_BH_WQ)

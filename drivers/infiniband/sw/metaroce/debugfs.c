@@ -78,7 +78,7 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 
 /*
  * Destroy takes qps_lock to unpublish a QP, so a QP found here stays until
- * the walk ends; its mutex keeps the transport still while it is read.
+ * the walk ends; its mutex and a pause keep the transport still while it is read.
  */
 static int qps_show(struct seq_file *s, void *unused)
 {
@@ -89,6 +89,7 @@ static int qps_show(struct seq_file *s, void *unused)
 	mutex_lock(&mdev->qps_lock);
 	xa_for_each(&mdev->qp_xa, qpn, qp) {
 		mutex_lock(&qp->mutex);
+		metaroce_qp_pause(qp);
 		seq_printf(s, "qp %lu: %s%s peer %u sq %u/%u/%u ", qpn,
 			   qp_state_names[qp->state], qp->user ? " user" : "",
 			   qp->attr.dest_qp_num, qp->sq_done, qp->sq_copy,
@@ -100,6 +101,7 @@ static int qps_show(struct seq_file *s, void *unused)
 				   READ_ONCE(qp->rq.ring->prod));
 		if (qp->conn)
 			qp_conn_show(s, qp->conn);
+		metaroce_qp_resume(qp);
 		mutex_unlock(&qp->mutex);
 	}
 	mutex_unlock(&mdev->qps_lock);

@@ -3,7 +3,7 @@
  * MetaRoCE: what the direct-verbs extension (infiniband/metaroce_dv.h) adds
  * to an RC QP: its number of paths and streams, chosen at creation, and a
  * page of per-path statistics that the process maps read-only and the
- * transport rewrites after each run of the QP's work item (plain verbs have
+ * transport rewrites after each of its runs (plain verbs have
  * no way to return driver data from query_qp).
  */
 
@@ -106,7 +106,7 @@ int metaroce_qp_stats_export(struct metaroce_qp *qp, struct ib_ucontext *uctx,
 	return 0;
 }
 
-/* Under qp->mutex, from the work item: the only writer. */
+/* From the transport (one context at a time): the only writer. */
 void metaroce_qp_stats_update(struct metaroce_qp *qp)
 {
 	struct metaroce_qp_stats *st = qp->stats;

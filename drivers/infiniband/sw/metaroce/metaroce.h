@@ -268,7 +268,7 @@ static inline struct metaroce_ah *to_mah(struct ib_ah *ibah)
 /*
  * A shared receive queue: a ring of receive WQEs (struct metaroce_recv_wqe
  * and its SGEs) that the kernel consumer (post_srq_recv) or the process
- * (mapped ring) produces into and the attached QPs' work items take from.
+ * (mapped ring) produces into and the attached QPs' transports take from.
  */
 struct metaroce_srq {
 	struct ib_srq ibsrq;
@@ -335,9 +335,10 @@ struct metaroce_swqe {
 /*
  * A reliable-connected QP: one MetaRoCE connection (proto/conn.c). The
  * verbs side (qp.c) fills the rings; the transport (transport.c) runs in
- * one work item per QP, so the connection engine needs no lock of its own:
- * received packets are queued to rxq, the timer and post_send queue the
- * work.
+ * one context at a time per QP, so the connection engine needs no lock of
+ * its own: received packets are queued to rxq and run it from softirq, a
+ * doorbell runs it in its system call, the timer and kernel posters queue
+ * the work item.
  */
 struct metaroce_qp {
 	struct ib_qp ibqp;
@@ -347,8 +348,9 @@ struct metaroce_qp {
 	bool user;
 
 	/*
-	 * Serialises modify_qp, query_qp and the transport's work: the state
-	 * and the connection engine change only under it.
+	 * Serialises modify_qp, query_qp and the debugfs walk, which pause the
+	 * transport while they hold it: the state and the connection engine
+	 * change only under it or in the transport.
 	 */
 	struct mutex mutex;
 	int state;			/* enum ib_qp_state; READ_ONCE outside the mutex */
@@ -365,6 +367,7 @@ struct metaroce_qp {
 
 	/* Owned by the work item (transport.c) */
 	struct metaroce_swqe *swqe;	/* sq.num of them */
+	struct metaroce_sge *rx_sge;	/* max(max_recv_sge, 1): a receive WQE's */
 	void *sq_data;			/* sq.num * sq.entry_size bytes */
 	u32 sq_copy;			/* next ring index to take */
 	u32 sq_done;			/* next ring index to complete */
@@ -399,7 +402,10 @@ struct metaroce_qp {
 	struct metaroce_mmap_entry *stats_mmap;
 
 	struct sk_buff_head rxq;
+	spinlock_t run_lock;		/* run_state */
+	unsigned int run_state;		/* who runs the transport (transport.c) */
 	struct work_struct work;
+	struct metaroce_bh rx_bh;	/* runs it after a receive batch */
 	struct hrtimer timer;
 	bool dying;
 };
@@ -542,6 +548,9 @@ int metaroce_transport_init(void);
 void metaroce_transport_exit(void);
 void metaroce_qp_transport_init(struct metaroce_qp *qp);
 void metaroce_qp_kick(struct metaroce_qp *qp);
+void metaroce_qp_doorbell(struct metaroce_qp *qp);
+void metaroce_qp_pause(struct metaroce_qp *qp);
+void metaroce_qp_resume(struct metaroce_qp *qp);
 void metaroce_qp_transport_stop(struct metaroce_qp *qp);
 void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		     const struct mr_pkt *pkt,

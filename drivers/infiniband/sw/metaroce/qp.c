@@ -86,6 +86,12 @@ static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *ca
 	qp->max_recv_sge = min_t(u32, qp->max_recv_sge, METAROCE_MAX_SGE);
 	if (srq)
 		qp->max_recv_sge = 0;
+	/* A receive WQE's SGEs, copied before use: the transport cannot sleep to allocate. */
+	qp->rx_sge = kcalloc(max(qp->max_recv_sge, 1U), sizeof(*qp->rx_sge), GFP_KERNEL);
+	if (!qp->rx_sge) {
+		ret = -ENOMEM;
+		goto err_rq;
+	}
 	cap->max_send_wr = sq_num;
 	cap->max_recv_wr = srq ? 0 : rq_num;
 	cap->max_send_sge = qp->max_send_sge;
@@ -94,6 +100,7 @@ static int metaroce_qp_alloc_queues(struct metaroce_qp *qp, struct ib_qp_cap *ca
 	return 0;
 
 err_rq:
+	kfree(qp->rx_sge);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_data);
 	metaroce_queue_free(&qp->rq);
@@ -104,6 +111,7 @@ err_sq:
 
 static void metaroce_qp_free_queues(struct metaroce_qp *qp)
 {
+	kfree(qp->rx_sge);
 	kvfree(qp->swqe);
 	kvfree(qp->sq_data);
 	metaroce_queue_free(&qp->rq);
@@ -439,6 +447,7 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 
 	mutex_lock(&qp->mutex);
+	metaroce_qp_pause(qp);
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	if (cur != qp->state ||
@@ -478,6 +487,7 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->attr.qp_state = new;
 	}
 out:
+	metaroce_qp_resume(qp);
 	mutex_unlock(&qp->mutex);
 	/* ERR flushes, RTS may send what was posted in INIT or RTR. */
 	if (!ret && (mask & IB_QP_STATE))
@@ -491,6 +501,7 @@ int metaroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct metaroce_qp *qp = to_mqp(ibqp);
 
 	mutex_lock(&qp->mutex);
+	metaroce_qp_pause(qp);
 	*attr = qp->attr;
 	/* ib_query_qp() callers take no reference on the source GID. */
 	attr->ah_attr.grh.sgid_attr = NULL;
@@ -498,6 +509,7 @@ int metaroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cur_qp_state = qp->state;
 	attr->path_mig_state = IB_MIG_MIGRATED;
 	attr->port_num = METAROCE_PORT;
+	metaroce_qp_resume(qp);
 	mutex_unlock(&qp->mutex);
 
 	memset(init, 0, sizeof(*init));
@@ -632,7 +644,7 @@ int metaroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* A user QP's doorbell: the process filled the ring. */
 	if (qp->user) {
-		metaroce_qp_kick(qp);
+		metaroce_qp_doorbell(qp);
 		return 0;
 	}
 

@@ -5,7 +5,7 @@
  *
  * An SRQ is a ring of receive WQEs like a QP's receive queue (queue.h),
  * filled by post_srq_recv or, for a user SRQ, by the process through its
- * mapping. The QPs attached to it take WQEs from it in their work items,
+ * mapping. The QPs attached to it take WQEs from it in their transport runs,
  * several at once, under take_lock: taking copies the WQE into the QP's
  * binding table (indexed by RMSN) and frees the slot, so that nothing the
  * process writes later is trusted and the SRQ never waits for a QP.
@@ -108,9 +108,10 @@ int metaroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (mask & IB_SRQ_LIMIT) {
 		if (attr->srq_limit > srq->rq.num)
 			return -EINVAL;
-		spin_lock(&srq->take_lock);
+		/* _bh: the transport takes it in softirq */
+		spin_lock_bh(&srq->take_lock);
 		srq->limit = attr->srq_limit;
-		spin_unlock(&srq->take_lock);
+		spin_unlock_bh(&srq->take_lock);
 	}
 	return 0;
 }
@@ -121,9 +122,9 @@ int metaroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 	attr->max_wr = srq->rq.num;
 	attr->max_sge = srq->max_sge;
-	spin_lock(&srq->take_lock);
+	spin_lock_bh(&srq->take_lock);
 	attr->srq_limit = srq->limit;
-	spin_unlock(&srq->take_lock);
+	spin_unlock_bh(&srq->take_lock);
 	return 0;
 }
 
@@ -197,7 +198,7 @@ static bool metaroce_srq_take(struct metaroce_srq *srq, u32 need,
 	return true;
 }
 
-/* QP side: the binding table, used only from the QP's work item and verbs. */
+/* QP side: the binding table, used only from the QP's transport and verbs. */
 
 int metaroce_srq_qp_attach(struct metaroce_qp *qp, struct ib_srq *ibsrq)
 {

@@ -22,7 +22,7 @@ static enum metaroce_counter metaroce_retx_counter(u8 cause)
 	}
 }
 
-/* mr_conn_cfg.on_event of RC QPs; runs in the QP's work item. */
+/* mr_conn_cfg.on_event of RC QPs; runs in the QP's transport (BHs disabled). */
 void metaroce_conn_event(void *arg, const struct mr_event *ev)
 {
 	struct metaroce_qp *qp = arg;

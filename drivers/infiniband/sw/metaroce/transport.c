@@ -3,28 +3,36 @@
  * MetaRoCE: the transport of an RC QP, between its rings and the protocol
  * core (proto/conn.c).
  *
- * Everything here runs in the QP's work item, one at a time, under
- * qp->mutex: taking send WQEs from the ring (each is copied and validated
- * before use), handing packets to the datapath, placing received payload in
- * final memory, performing atomics, completing work requests in verbs order
- * and arming the one timer the core asks for. The receive softirq only
- * queues packets (metaroce_qp_rcv()).
+ * Everything here runs in one context at a time per QP (metaroce_qp_drive()),
+ * with bottom halves disabled: taking send WQEs from the ring (each is copied
+ * and validated before use), handing packets to the datapath, placing
+ * received payload in final memory, performing atomics, completing work
+ * requests in verbs order and arming the one timer the core asks for. While
+ * a QP waits for one message (metaroce_qp_sq_quiet()), a process ringing its
+ * doorbell runs it in its system call and received packets run it in softirq
+ * after the batch that brought them: no worker wakes up on the way of a round
+ * trip. Otherwise, and for the timer and kernel posters, the work item runs
+ * it, once for many doorbells and packets; it also takes over what a run
+ * leaves.
  */
 
 #include <linux/highmem.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <net/inet_ecn.h>
 
 #include "metaroce.h"
 #include "proto/conn.h"
 
-/* Work done per run before the work item yields the CPU and requeues itself. */
+/* Work done per run before it yields the CPU to the work item. */
 #define METAROCE_WORK_BUDGET	64
 /* Received packets a QP queues before it drops (the sender will retransmit). */
 #define METAROCE_RXQ_MAX	2048
 /* How long a due timer waits for queued packets to be read first. */
 #define METAROCE_TIMER_DEFER_NS	(1 * NSEC_PER_MSEC)
+/* Runs of the transport a doorbell does before it leaves the rest to the work item. */
+#define METAROCE_RUN_ROUNDS	4
 
 struct metaroce_rx_cb {
 	struct in6_addr saddr;
@@ -45,6 +53,113 @@ static struct metaroce_rx_cb *metaroce_rx_cb(struct sk_buff *skb)
 void metaroce_qp_kick(struct metaroce_qp *qp)
 {
 	queue_work(metaroce_wq, &qp->work);
+}
+
+static bool metaroce_qp_run(struct metaroce_qp *qp);
+
+/* qp->run_state */
+enum {
+	METAROCE_RUN_BUSY	= BIT(0),	/* a context runs the transport */
+	METAROCE_RUN_AGAIN	= BIT(1),	/* and must look again before it stops */
+	METAROCE_RUN_PAUSED	= BIT(2),	/* the verbs hold it still */
+};
+
+/*
+ * Run the transport of @qp here and now, unless another context does (it
+ * then looks again before it stops) or the verbs have paused it. After
+ * @rounds runs with more to do, the work item takes over: a woken worker can
+ * wait for a scheduler tick behind the process that polls for completions.
+ */
+static void metaroce_qp_drive(struct metaroce_qp *qp, int rounds)
+{
+	bool more, wake = false;
+
+	spin_lock_bh(&qp->run_lock);
+	if (qp->run_state & (METAROCE_RUN_BUSY | METAROCE_RUN_PAUSED)) {
+		qp->run_state |= METAROCE_RUN_AGAIN;
+		spin_unlock_bh(&qp->run_lock);
+		return;
+	}
+	qp->run_state |= METAROCE_RUN_BUSY;
+	spin_unlock_bh(&qp->run_lock);
+
+	local_bh_disable();
+	for (;;) {
+		more = metaroce_qp_run(qp);
+		metaroce_qp_stats_update(qp);
+		spin_lock(&qp->run_lock);
+		if (qp->run_state & METAROCE_RUN_AGAIN) {
+			qp->run_state &= ~METAROCE_RUN_AGAIN;
+			more = true;
+		}
+		if (qp->run_state & METAROCE_RUN_PAUSED) {
+			/* resume kicks the work item */
+			if (more)
+				qp->run_state |= METAROCE_RUN_AGAIN;
+			more = false;
+			wake = true;
+		}
+		if (!more || --rounds <= 0) {
+			qp->run_state &= ~METAROCE_RUN_BUSY;
+			spin_unlock(&qp->run_lock);
+			break;
+		}
+		spin_unlock(&qp->run_lock);
+	}
+	local_bh_enable();
+	if (wake) {
+		smp_mb();	/* BUSY clear before the waiter's check: wait_var_event() */
+		wake_up_var(&qp->run_state);
+	} else if (more) {
+		metaroce_qp_kick(qp);
+	}
+}
+
+/*
+ * At most one send WQE posted and not completed: whoever waits for this QP
+ * waits for one message, and a run now saves it a worker's wakeup. With more
+ * outstanding, one run of the work item serves many doorbells and ACKs (a
+ * run per doorbell or per receive batch halved 4 KiB ib_write_bw). Read
+ * outside the run, the producer index written by the process: a hint only.
+ */
+static bool metaroce_qp_sq_quiet(struct metaroce_qp *qp)
+{
+	return READ_ONCE(qp->sq.ring->prod) - READ_ONCE(qp->sq_done) <= 1;
+}
+
+/* A process rang the doorbell of its QP. */
+void metaroce_qp_doorbell(struct metaroce_qp *qp)
+{
+	if (metaroce_qp_sq_quiet(qp))
+		metaroce_qp_drive(qp, METAROCE_RUN_ROUNDS);
+	else
+		metaroce_qp_kick(qp);
+}
+
+/*
+ * Hold the transport of @qp still for the verbs (under qp->mutex): returns
+ * once no context runs it; none starts until metaroce_qp_resume().
+ */
+void metaroce_qp_pause(struct metaroce_qp *qp)
+{
+	lockdep_assert_held(&qp->mutex);
+	spin_lock_bh(&qp->run_lock);
+	qp->run_state |= METAROCE_RUN_PAUSED;
+	spin_unlock_bh(&qp->run_lock);
+	wait_var_event(&qp->run_state,
+		       !(READ_ONCE(qp->run_state) & METAROCE_RUN_BUSY));
+}
+
+void metaroce_qp_resume(struct metaroce_qp *qp)
+{
+	bool kick;
+
+	spin_lock_bh(&qp->run_lock);
+	kick = qp->run_state & METAROCE_RUN_AGAIN;
+	qp->run_state &= ~(METAROCE_RUN_PAUSED | METAROCE_RUN_AGAIN);
+	spin_unlock_bh(&qp->run_lock);
+	if (kick)
+		metaroce_qp_kick(qp);
 }
 
 static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
@@ -591,7 +706,7 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 
 	if (!dp || !hl)
 		return -ENODEV;
-	skb = alloc_skb(metaroce_dp_headroom() + len + MR_ICRC_LEN, GFP_KERNEL);
+	skb = alloc_skb(metaroce_dp_headroom() + len + MR_ICRC_LEN, GFP_ATOMIC);
 	if (!skb)
 		return -ENOMEM;
 	skb_reserve(skb, metaroce_dp_headroom());
@@ -713,7 +828,7 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 	int access = qp->attr.qp_access_flags;
 	struct metaroce_recv_wqe rwqe;
 	int right;
-	struct metaroce_sge *sge;
+	struct metaroce_sge *sge = qp->rx_sge;
 	u32 idx, prod;
 	int ret;
 
@@ -728,14 +843,9 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 		/* Not posted yet (or the RMSN is far off): receiver not ready. */
 		if ((s32)(prod - idx) <= 0 || idx - qp->rq_done >= qp->rq.num)
 			return MR_NAK_RNR;
-		sge = kmalloc_array(qp->max_recv_sge, sizeof(*sge), GFP_KERNEL);
-		if (!sge)
-			return MR_NAK_RNR;
 		memcpy(&rwqe, metaroce_queue_entry(&qp->rq, idx), sizeof(rwqe));
-		if (rwqe.num_sge > qp->max_recv_sge) {
-			kfree(sge);
+		if (rwqe.num_sge > qp->max_recv_sge)
 			return MR_NAK_INV_REQ;
-		}
 		memcpy(sge, metaroce_queue_entry(&qp->rq, idx) + sizeof(rwqe),
 		       rwqe.num_sge * sizeof(*sge));
 		if (pkt->mlen > metaroce_sgl_len(sge, rwqe.num_sge))
@@ -743,7 +853,6 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 		else
 			ret = metaroce_sgl_copy(qp, sge, rwqe.num_sge, pkt->moff,
 						(void *)payload, pkt->paylen, true);
-		kfree(sge);
 		return ret ? metaroce_errno_nak(ret) : 0;
 
 	case MR_OP_WRITE:
@@ -872,9 +981,9 @@ static int metaroce_uc_move(struct metaroce_qp *qp, u32 from, u32 to, u32 len)
 	u32 off, n;
 	int ret = -ENOMEM;
 
-	src = kmalloc_array(qp->max_recv_sge, sizeof(*src), GFP_KERNEL);
-	dst = kmalloc_array(qp->max_recv_sge, sizeof(*dst), GFP_KERNEL);
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	src = kmalloc_array(qp->max_recv_sge, sizeof(*src), GFP_ATOMIC);
+	dst = kmalloc_array(qp->max_recv_sge, sizeof(*dst), GFP_ATOMIC);
+	buf = kmalloc(PAGE_SIZE, GFP_ATOMIC);
 	if (!src || !dst || !buf)
 		goto out;
 	/* One copy of each descriptor: the process may be rewriting the ring. */
@@ -983,7 +1092,7 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 static void metaroce_keep_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
 {
 	if (!qp->fatal_nak)
-		qp->fatal_nak = kmemdup(nak, sizeof(*nak), GFP_KERNEL);
+		qp->fatal_nak = kmemdup(nak, sizeof(*nak), GFP_ATOMIC);
 	WRITE_ONCE(qp->has_fatal_nak, !!qp->fatal_nak);
 }
 
@@ -1055,7 +1164,7 @@ out:
 	kfree_skb(skb);
 }
 
-/* Softirq: find the QP and queue the packet for its work item. */
+/* Softirq: find the QP and queue the packet for its run after this batch. */
 void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		     const struct mr_pkt *pkt,
 		     const struct metaroce_dp_rx_info *info)
@@ -1082,7 +1191,10 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 	metaroce_rx_cb(skb)->daddr = info->daddr;
 	metaroce_rx_cb(skb)->ecn = info->ecn;
 	skb_queue_tail(&qp->rxq, skb);
-	metaroce_qp_kick(qp);
+	if (metaroce_qp_sq_quiet(qp))
+		metaroce_bh_schedule(&qp->rx_bh);
+	else
+		metaroce_qp_kick(qp);
 	rcu_read_unlock();
 }
 
@@ -1148,7 +1260,7 @@ static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 	h.ud.sqpn = qp->ibqp.qp_num;
 	h.ud.imm = e->opcode == IB_WR_SEND_WITH_IMM ? e->imm_inv : 0;
 
-	skb = alloc_skb(metaroce_dp_headroom() + MR_HDR_UD + len + MR_ICRC_LEN, GFP_KERNEL);
+	skb = alloc_skb(metaroce_dp_headroom() + MR_HDR_UD + len + MR_ICRC_LEN, GFP_ATOMIC);
 	if (!skb)
 		return IB_WC_GENERAL_ERR;
 	skb_reserve(skb, metaroce_dp_headroom());
@@ -1239,7 +1351,7 @@ static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
 {
 	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
 	struct metaroce_recv_wqe rwqe;
-	struct metaroce_sge *sge = NULL;
+	struct metaroce_sge *sge = qp->rx_sge;
 	struct ib_wc wc = {};
 	struct mr_pkt pkt;
 	u8 grh[40], net_type;
@@ -1265,11 +1377,6 @@ static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
 	if (rwqe.num_sge > qp->max_recv_sge) {
 		wc.status = IB_WC_LOC_LEN_ERR;
 		goto complete;
-	}
-	sge = kmalloc_array(max(rwqe.num_sge, 1U), sizeof(*sge), GFP_KERNEL);
-	if (!sge) {
-		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NOMEM);
-		goto out;
 	}
 	memcpy(sge, metaroce_queue_entry(&qp->rq, qp->rq_done) + sizeof(rwqe),
 	       rwqe.num_sge * sizeof(*sge));
@@ -1299,7 +1406,6 @@ complete:
 	if (wc.status != IB_WC_SUCCESS)
 		metaroce_qp_to_err(qp);
 out:
-	kfree(sge);
 	kfree_skb(skb);
 }
 
@@ -1320,7 +1426,7 @@ static bool metaroce_ud_run(struct metaroce_qp *qp)
 }
 
 /* ------------------------------------------------------------------------
- * The work item
+ * One run of the transport, and the contexts that run it
  */
 
 static void metaroce_qp_send_completions(struct metaroce_qp *qp)
@@ -1422,8 +1528,8 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (deadline == U64_MAX)
 		return false;
 	/*
-	 * Never spin, not even for a short gap: a work item that requeues itself
-	 * keeps its CPU from the softirq and the process it waits for.
+	 * Never spin, not even for a short gap: a run that requeues itself keeps
+	 * its CPU from the softirq and the process it waits for.
 	 */
 	now = ktime_get_ns();
 	hrtimer_start(&qp->timer, ns_to_ktime(deadline > now ? deadline - now : 0),
@@ -1434,19 +1540,27 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 static void metaroce_qp_work(struct work_struct *work)
 {
 	struct metaroce_qp *qp = container_of(work, struct metaroce_qp, work);
-	bool again;
 
-	mutex_lock(&qp->mutex);
-	again = !qp->dying && metaroce_qp_run(qp);
-	metaroce_qp_stats_update(qp);
-	mutex_unlock(&qp->mutex);
-	if (again)
-		metaroce_qp_kick(qp);
+	/* One run, then requeued behind the CPU's other work if there is more. */
+	metaroce_qp_drive(qp, 1);
+}
+
+/*
+ * Softirq, after the network's receive batch: one run reads all that the
+ * batch brought for the QP (one ACK for all of it), without waking a worker.
+ */
+static void metaroce_qp_rx_bh(struct metaroce_bh *bh)
+{
+	struct metaroce_qp *qp = container_of(bh, struct metaroce_qp, rx_bh);
+
+	metaroce_qp_drive(qp, 1);
 }
 
 void metaroce_qp_transport_init(struct metaroce_qp *qp)
 {
+	metaroce_bh_init(&qp->rx_bh, metaroce_qp_rx_bh);
 	skb_queue_head_init(&qp->rxq);
+	spin_lock_init(&qp->run_lock);
 	INIT_WORK(&qp->work, metaroce_qp_work);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->timer.function = metaroce_qp_timer;
@@ -1460,11 +1574,13 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 {
 	mutex_lock(&qp->mutex);
 	WRITE_ONCE(qp->dying, true);
+	metaroce_qp_pause(qp);		/* for good */
 	mutex_unlock(&qp->mutex);
 	/* Receivers that found the QP before it left the xarray are done. */
 	synchronize_rcu();
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
+	metaroce_bh_kill(&qp->rx_bh);
 	hrtimer_cancel(&qp->timer);
 	skb_queue_purge(&qp->rxq);
 }
@@ -1472,7 +1588,7 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 int metaroce_transport_init(void)
 {
 	/*
-	 * Per CPU: a QP's work runs where its packet arrived or its doorbell rang,
+	 * Per CPU: a QP's work runs where its timer fired or its last run was,
 	 * woken locally with the data still in cache; an unbound worker costs a
 	 * cross-CPU wakeup per packet (an IPI, dear on an emulated CPU). The
 	 * workqueue still never runs one work item on two CPUs at once. Not
