@@ -336,9 +336,9 @@ struct metaroce_swqe {
  * A reliable-connected QP: one MetaRoCE connection (proto/conn.c). The
  * verbs side (qp.c) fills the rings; the transport (transport.c) runs in
  * one context at a time per QP, so the connection engine needs no lock of
- * its own: received packets are queued to rxq and run it from softirq, a
- * doorbell runs it in its system call, the timer and kernel posters queue
- * the work item.
+ * its own: received packets are queued to rxq; while the QP waits for one
+ * message they run it from softirq and a doorbell runs it in its system
+ * call, otherwise (and for the timer and kernel posters) the work item does.
  */
 struct metaroce_qp {
 	struct ib_qp ibqp;
@@ -365,7 +365,7 @@ struct metaroce_qp {
 	u32 max_recv_sge;
 	u32 max_inline;
 
-	/* Owned by the work item (transport.c) */
+	/* Owned by the transport (transport.c), one context at a time */
 	struct metaroce_swqe *swqe;	/* sq.num of them */
 	struct metaroce_sge *rx_sge;	/* max(max_recv_sge, 1): a receive WQE's */
 	void *sq_data;			/* sq.num * sq.entry_size bytes */
