@@ -1525,8 +1525,14 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (budget <= 0 || !skb_queue_empty(&qp->rxq))
 		return true;
 	deadline = mr_conn_deadline(qp->conn);
-	if (deadline == U64_MAX)
+	if (deadline == U64_MAX) {
+		/*
+		 * Nothing outstanding: a timer armed for data since acknowledged
+		 * would only wake a worker for nothing.
+		 */
+		hrtimer_try_to_cancel(&qp->timer);
 		return false;
+	}
 	/*
 	 * Never spin, not even for a short gap: a run that requeues itself keeps
 	 * its CPU from the softirq and the process it waits for.
@@ -1546,14 +1552,16 @@ static void metaroce_qp_work(struct work_struct *work)
 }
 
 /*
- * Softirq, after the network's receive batch: one run reads all that the
- * batch brought for the QP (one ACK for all of it), without waking a worker.
+ * Softirq, after the network's receive batch: the runs read all that the
+ * batch brought for the QP (one ACK for all of it) and send what its ACKs
+ * opened, without waking a worker; a few rounds, as the doorbell, so that a
+ * window freed by an ACK is refilled here rather than by a queued worker.
  */
 static void metaroce_qp_rx_bh(struct metaroce_bh *bh)
 {
 	struct metaroce_qp *qp = container_of(bh, struct metaroce_qp, rx_bh);
 
-	metaroce_qp_drive(qp, 1);
+	metaroce_qp_drive(qp, METAROCE_RUN_ROUNDS);
 }
 
 void metaroce_qp_transport_init(struct metaroce_qp *qp)
@@ -1588,14 +1596,15 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 int metaroce_transport_init(void)
 {
 	/*
-	 * Per CPU: a QP's work runs where its timer fired or its last run was,
-	 * woken locally with the data still in cache; an unbound worker costs a
-	 * cross-CPU wakeup per packet (an IPI, dear on an emulated CPU). The
-	 * workqueue still never runs one work item on two CPUs at once. Not
+	 * Unbound: a per-CPU work item queued where the doorbell rang waits
+	 * behind the process that rang it, which busy-polls its CQ on that CPU
+	 * (4 KiB ib_write_bw halved on the runs where both met). Now that the
+	 * doorbell and the softirq do most runs, the work item is the rarer
+	 * path and its cross-CPU wakeup is cheap beside such a wait. Not
 	 * WQ_HIGHPRI: a busy QP requeues itself, and a nice -20 worker that does
 	 * so starves the tasks of its CPU (the consumer waiting for completions).
 	 */
-	metaroce_wq = alloc_workqueue("metaroce", 0, 0);
+	metaroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
