@@ -6,13 +6,17 @@
 # 64 KiB messages at each netem loss rate (both directions of the link). Prints one line per
 # point,
 #   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6
-# (kept_pct: share of the same driver's lossless rate at that size) and writes them as CSV to
+# (kept_pct: share of the same driver's lossless rate at that size; gbps is the median of
+# BENCH_REPEAT runs, listed in a "#" line before it) and writes them as CSV to
 # $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line, never
 # given made-up figures.
 #
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"),
-# BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per point, 4), BENCH_ITERS (messages
-# per point instead of a duration), BENCH_CSV (the CSV file).
+# BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per run, 4), BENCH_ITERS (messages
+# per run instead of a duration), BENCH_REPEAT (runs per point, 3), BENCH_CSV (the CSV file).
+# Several runs per point: on the emulated 2-CPU VM one run of the same point can differ from the
+# next by a factor of two (where the scheduler puts the two perftest processes and the kernel's
+# work), so a single run compares drivers by luck; the median does not.
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm
@@ -21,6 +25,7 @@ drivers=${BENCH_DRIVERS:-metaroce rxe siw}
 sizes=${BENCH_SIZES:-4096 65536}
 losses=${BENCH_LOSSES:-0 0.1 1 5 10}
 seconds=${BENCH_SECONDS:-4}
+repeat=${BENCH_REPEAT:-3}
 csv=${BENCH_CSV:-${METAROCE_OUT:-/tmp}/bench-loss.csv}
 # A fixed number of messages instead of a duration: perftest's duration mode can report an
 # average of zero on a loaded emulated CPU although data moved.
@@ -30,8 +35,18 @@ else
 	run=(-D "$seconds") what="${seconds}s"
 fi
 
+# median X...: the middle value (mean of the two middle ones for an even count)
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+case $repeat in
+''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$repeat'" >&2; exit 2 ;;
+esac
+
 echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
-echo "# bench-loss on $(uname -r): ib_write_bw, $what per point, netem loss both ways"
+echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point, netem loss both ways"
 for drv in $drivers; do
 	case $drv in
 	siw)
@@ -49,17 +64,28 @@ for drv in $drivers; do
 		base=
 		for loss in $losses; do
 			impair "$loss"
-			if ! gbps=$(bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
-					"${EXTRA[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
-				grep '^# client: ' /tmp/bench-err | sed "s/^# /# $drv: /" | tail -n 4
-				# Without loss a failure means the driver cannot run this test: no
-				# figure at all. Under loss (retries exhausted, say) it moved nothing.
-				if [ "$loss" = 0 ]; then
-					echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
-					break
+			runs=() failed=
+			for _ in $(seq "$repeat"); do
+				if ! gbps=$(bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
+						"${EXTRA[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
+					grep '^# client: ' /tmp/bench-err | sed "s/^# /# $drv: /" | tail -n 4
+					# Without loss a failure means the driver cannot run this
+					# test: no figure at all. Under loss (retries exhausted,
+					# say) that run moved nothing.
+					if [ "$loss" = 0 ]; then
+						failed=1
+						break
+					fi
+					gbps=0
 				fi
-				gbps=0
+				runs+=("$gbps")
+			done
+			if [ -n "$failed" ]; then
+				echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
+				break
 			fi
+			gbps=$(median "${runs[@]}")
+			echo "# $drv size=$size loss=$loss runs: ${runs[*]}"
 			[ "$loss" = 0 ] && base=$gbps
 			kept=$(awk -v g="$gbps" -v b="$base" 'BEGIN { if (b > 0) printf "%.1f", 100 * g / b; else print "nan" }')
 			echo "BENCH driver=$drv size=$size loss=$loss gbps=$gbps kept_pct=$kept"
