@@ -64,26 +64,22 @@ for drv in $drivers; do
 		base=
 		for loss in $losses; do
 			impair "$loss"
-			runs=() failed=
+			runs=()
 			for _ in $(seq "$repeat"); do
 				if ! gbps=$(bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
 						"${EXTRA[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
 					grep '^# client: ' /tmp/bench-err | sed "s/^# /# $drv: /" | tail -n 4
 					# Without loss a failure means the driver cannot run this
-					# test: no figure at all. Under loss (retries exhausted,
-					# say) that run moved nothing.
+					# test: no figure at all (leave this size's losses). Under
+					# loss (retries exhausted, say) that run moved nothing.
 					if [ "$loss" = 0 ]; then
-						failed=1
-						break
+						echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
+						break 2
 					fi
 					gbps=0
 				fi
 				runs+=("$gbps")
 			done
-			if [ -n "$failed" ]; then
-				echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
-				break
-			fi
 			gbps=$(median "${runs[@]}")
 			echo "# $drv size=$size loss=$loss runs: ${runs[*]}"
 			[ "$loss" = 0 ] && base=$gbps
