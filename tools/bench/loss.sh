@@ -16,7 +16,10 @@
 # per run instead of a duration), BENCH_REPEAT (runs per point, 3), BENCH_CSV (the CSV file).
 # Several runs per point: on the emulated 2-CPU VM one run of the same point can differ from the
 # next by a factor of two (where the scheduler puts the two perftest processes and the kernel's
-# work), so a single run compares drivers by luck; the median does not.
+# work), so a single run compares drivers by luck; the median does not. The host's speed also
+# drifts over minutes, so every driver is set up once, side by side, and each repeat visits
+# every point, the drivers of one point back to back: drift touches all drivers and loss rates
+# alike instead of whichever one ran during a slow spell.
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm
@@ -46,49 +49,74 @@ case $repeat in
 esac
 
 echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
-echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point, netem loss both ways"
+echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
+	"drivers and loss rates interleaved, netem loss both ways"
+
+# Each driver on its own link (setup.sh), all at once; their endpoints kept by driver.
+declare -A srv nsrv gsrv cli ncli gcli ip extra impairs runs
+ready=()
 for drv in $drivers; do
-	case $drv in
-	siw)
-		if ! modinfo siw >/dev/null 2>&1; then
-			echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
-			continue
-		fi
-		;;
-	esac
+	if [ "$drv" = siw ] && ! modinfo siw >/dev/null 2>&1; then
+		echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
+		continue
+	fi
 	if ! "setup_$drv" 2>/tmp/bench-err; then
 		echo "# $drv: cannot set up two devices: $(tr '\n' ' ' </tmp/bench-err 2>/dev/null)"
 		continue
 	fi
+	srv[$drv]=$SRV nsrv[$drv]=$NSRV gsrv[$drv]=$GSRV
+	cli[$drv]=$CLI ncli[$drv]=$NCLI gcli[$drv]=$GCLI ip[$drv]=$IP
+	extra[$drv]="${EXTRA[*]}" impairs[$drv]="${IMPAIR[*]}"
+	ready+=("$drv")
+done
+IMPAIR=()
+for drv in "${ready[@]}"; do
+	read -ra l <<<"${impairs[$drv]}"
+	IMPAIR+=("${l[@]}")
+done
+
+for _ in $(seq "$repeat"); do
 	for size in $sizes; do
-		base=
 		for loss in $losses; do
 			impair "$loss"
-			runs=()
-			for _ in $(seq "$repeat"); do
-				if ! gbps=$(bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
-						"${EXTRA[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
+			for drv in "${ready[@]}"; do
+				# Without loss a failure means the driver cannot run this
+				# test: no figure at this size. Under loss (retries
+				# exhausted, say) that run moved nothing.
+				[ "${runs[$drv,$size,0]:-}" = fail ] && continue
+				read -ra x <<<"${extra[$drv]}"
+				if ! gbps=$(bw_pair "${srv[$drv]}" "${nsrv[$drv]}" "${gsrv[$drv]}" \
+						"${cli[$drv]}" "${ncli[$drv]}" "${gcli[$drv]}" "${ip[$drv]}" \
+						"${x[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
 					grep '^# client: ' /tmp/bench-err | sed "s/^# /# $drv: /" | tail -n 4
-					# Without loss a failure means the driver cannot run this
-					# test: no figure at all (leave this size's losses). Under
-					# loss (retries exhausted, say) that run moved nothing.
 					if [ "$loss" = 0 ]; then
 						echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
-						break 2
+						runs[$drv,$size,0]=fail
+						continue
 					fi
 					gbps=0
 				fi
-				runs+=("$gbps")
+				runs[$drv,$size,$loss]+="$gbps "
 			done
-			gbps=$(median "${runs[@]}")
-			echo "# $drv size=$size loss=$loss runs: ${runs[*]}"
+		done
+	done
+done
+impair 0
+
+for drv in "${ready[@]}"; do
+	for size in $sizes; do
+		[ "${runs[$drv,$size,0]:-}" = fail ] && continue
+		base=
+		for loss in $losses; do
+			read -ra r <<<"${runs[$drv,$size,$loss]}"
+			gbps=$(median "${r[@]}")
+			echo "# $drv size=$size loss=$loss runs: ${r[*]}"
 			[ "$loss" = 0 ] && base=$gbps
 			kept=$(awk -v g="$gbps" -v b="$base" 'BEGIN { if (b > 0) printf "%.1f", 100 * g / b; else print "nan" }')
 			echo "BENCH driver=$drv size=$size loss=$loss gbps=$gbps kept_pct=$kept"
 			echo "$drv,$size,$loss,$gbps,$kept" >>"$csv"
 		done
-		impair 0
 	done
-	rdma_del_all
-	rootpair_cleanup
 done
+rdma_del_all
+rootpair_cleanup
