@@ -6,9 +6,11 @@
 # ib_write_lat over MetaRoCE, rxe and siw in one run, one line per driver and size,
 #   BENCH driver=rxe test=lat size=2 loss=0 iters=1000 t_min_us=... t_typical_us=... t_avg_us=... t_p99_us=...
 # Under an emulated CPU the absolute figures mean little: compare drivers within one run.
+# Each point runs BENCH_REPEAT times (3), the drivers side by side and interleaved as in
+# loss.sh; each field of its BENCH line is the median of its runs, listed in a "#" line.
 #
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("2"), BENCH_ITERS (1000),
-# BENCH_LOSSES ("0", percent netem loss both ways).
+# BENCH_LOSSES ("0", percent netem loss both ways), BENCH_REPEAT (3).
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm
@@ -17,32 +19,58 @@ drivers=${BENCH_DRIVERS:-metaroce rxe siw}
 sizes=${BENCH_SIZES:-2}
 iters=${BENCH_ITERS:-1000}
 losses=${BENCH_LOSSES:-0}
+repeat=${BENCH_REPEAT:-3}
 
-echo "# bench-lat on $(uname -r): ib_write_lat, $iters iterations per point"
-for drv in $drivers; do
-	if [ "$drv" = siw ] && ! modinfo siw >/dev/null 2>&1; then
-		echo "# siw: not available on $(uname -r)"
-		continue
-	fi
-	if ! "setup_$drv" 2>/tmp/bench-err; then
-		echo "# $drv: cannot set up two devices: $(tr '\n' ' ' </tmp/bench-err 2>/dev/null)"
-		continue
-	fi
+case $repeat in
+''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$repeat'" >&2; exit 2 ;;
+esac
+
+echo "# bench-lat on $(uname -r): ib_write_lat, $iters iterations per run," \
+	"median of $repeat runs per point, drivers interleaved"
+declare -A rows
+read -ra want <<<"$drivers"
+setup_side_by_side "${want[@]}"
+for _ in $(seq "$repeat"); do
 	for size in $sizes; do
 		for loss in $losses; do
 			impair "$loss"
-			if ! row=$(lat_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
-					"${EXTRA[@]}" -s "$size" -n "$iters" 2>/tmp/bench-err); then
-				sed "s/^# /# $drv: /" /tmp/bench-err | tail -n 4
-				echo "# $drv: ib_write_lat failed at size $size, loss $loss%"
-				continue
-			fi
-			set -- $row
-			echo "BENCH driver=$drv test=lat size=$size loss=$loss iters=$2" \
-				"t_min_us=$3 t_typical_us=$5 t_avg_us=$6 t_p99_us=$8"
+			for drv in "${READY[@]}"; do
+				bench_use "$drv"
+				if ! row=$(lat_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
+						"${EXTRA[@]}" -s "$size" -n "$iters" 2>/tmp/bench-err); then
+					sed "s/^# /# $drv: /" /tmp/bench-err | tail -n 4
+					echo "# $drv: ib_write_lat failed at size $size, loss $loss%"
+					continue
+				fi
+				# bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+				rows[$drv,$size,$loss]+="$row"$'\n'
+			done
 		done
-		impair 0
 	done
-	rdma_del_all
-	rootpair_cleanup
 done
+impair 0
+
+# field N ROWS: column N of every row
+field() {
+	awk -v n="$1" 'NF { print $n }' <<<"$2"
+}
+
+for drv in "${READY[@]}"; do
+	for size in $sizes; do
+		for loss in $losses; do
+			r=${rows[$drv,$size,$loss]:-}
+			[ -n "$r" ] || continue
+			echo "# $drv size=$size loss=$loss typical/avg/p99 runs:" \
+				"$(awk 'NF { printf "%s/%s/%s ", $5, $6, $8 }' <<<"$r")"
+			# shellcheck disable=SC2046 # one value per line, split on purpose
+			echo "BENCH driver=$drv test=lat size=$size loss=$loss" \
+				"iters=$(field 2 "$r" | head -n 1)" \
+				"t_min_us=$(median $(field 3 "$r"))" \
+				"t_typical_us=$(median $(field 5 "$r"))" \
+				"t_avg_us=$(median $(field 6 "$r"))" \
+				"t_p99_us=$(median $(field 8 "$r"))"
+		done
+	done
+done
+rdma_del_all
+rootpair_cleanup

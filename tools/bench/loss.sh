@@ -38,12 +38,6 @@ else
 	run=(-D "$seconds") what="${seconds}s"
 fi
 
-# median X...: the middle value (mean of the two middle ones for an even count)
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 case $repeat in
 ''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$repeat'" >&2; exit 2 ;;
 esac
@@ -52,42 +46,22 @@ echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
 echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
 	"drivers and loss rates interleaved, netem loss both ways"
 
-# Each driver on its own link (setup.sh), all at once; their endpoints kept by driver.
-declare -A srv nsrv gsrv cli ncli gcli ip extra impairs runs
-ready=()
-for drv in $drivers; do
-	if [ "$drv" = siw ] && ! modinfo siw >/dev/null 2>&1; then
-		echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
-		continue
-	fi
-	if ! "setup_$drv" 2>/tmp/bench-err; then
-		echo "# $drv: cannot set up two devices: $(tr '\n' ' ' </tmp/bench-err 2>/dev/null)"
-		continue
-	fi
-	srv[$drv]=$SRV nsrv[$drv]=$NSRV gsrv[$drv]=$GSRV
-	cli[$drv]=$CLI ncli[$drv]=$NCLI gcli[$drv]=$GCLI ip[$drv]=$IP
-	extra[$drv]="${EXTRA[*]}" impairs[$drv]="${IMPAIR[*]}"
-	ready+=("$drv")
-done
-IMPAIR=()
-for drv in "${ready[@]}"; do
-	read -ra l <<<"${impairs[$drv]}"
-	IMPAIR+=("${l[@]}")
-done
+declare -A runs
+read -ra want <<<"$drivers"
+setup_side_by_side "${want[@]}"
 
 for _ in $(seq "$repeat"); do
 	for size in $sizes; do
 		for loss in $losses; do
 			impair "$loss"
-			for drv in "${ready[@]}"; do
+			for drv in "${READY[@]}"; do
 				# Without loss a failure means the driver cannot run this
 				# test: no figure at this size. Under loss (retries
 				# exhausted, say) that run moved nothing.
 				[ "${runs[$drv,$size,0]:-}" = fail ] && continue
-				read -ra x <<<"${extra[$drv]}"
-				if ! gbps=$(bw_pair "${srv[$drv]}" "${nsrv[$drv]}" "${gsrv[$drv]}" \
-						"${cli[$drv]}" "${ncli[$drv]}" "${gcli[$drv]}" "${ip[$drv]}" \
-						"${x[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
+				bench_use "$drv"
+				if ! gbps=$(bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
+						"${EXTRA[@]}" -s "$size" "${run[@]}" 2>/tmp/bench-err); then
 					grep '^# client: ' /tmp/bench-err | sed "s/^# /# $drv: /" | tail -n 4
 					if [ "$loss" = 0 ]; then
 						echo "# $drv: ib_write_bw fails without loss; no $size-byte figures"
@@ -103,7 +77,7 @@ for _ in $(seq "$repeat"); do
 done
 impair 0
 
-for drv in "${ready[@]}"; do
+for drv in "${READY[@]}"; do
 	for size in $sizes; do
 		[ "${runs[$drv,$size,0]:-}" = fail ] && continue
 		base=

@@ -80,3 +80,41 @@ lat_pair() {
 	fi
 	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 7 { row = $0 } END { if (row == "") exit 1; print row }'
 }
+
+# setup_side_by_side DRIVER...: every driver at once, each on its own link, so that a
+# benchmark can interleave them (the host's speed drifts over minutes: drivers measured one
+# after the other compare spells, not drivers). Fills READY with the drivers that came up,
+# names the others in a "#" line, and sets IMPAIR to the links of all of them;
+# bench_use DRIVER then selects one's endpoints (SRV ... EXTRA) for bw_pair or lat_pair.
+declare -A BENCH_EP
+setup_side_by_side() {
+	local drv all=()
+	READY=()
+	for drv in "$@"; do
+		if [ "$drv" = siw ] && ! modinfo siw >/dev/null 2>&1; then
+			echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
+			continue
+		fi
+		if ! "setup_$drv" 2>/tmp/bench-err; then
+			echo "# $drv: cannot set up two devices: $(tr '\n' ' ' </tmp/bench-err 2>/dev/null)"
+			continue
+		fi
+		BENCH_EP[$drv]="$SRV $NSRV $GSRV $CLI $NCLI $GCLI $IP ${EXTRA[*]}"
+		all+=("${IMPAIR[@]}")
+		READY+=("$drv")
+	done
+	IMPAIR=("${all[@]}")
+}
+
+bench_use() {
+	local -a ep
+	read -ra ep <<<"${BENCH_EP[$1]}"
+	SRV=${ep[0]} NSRV=${ep[1]} GSRV=${ep[2]} CLI=${ep[3]} NCLI=${ep[4]} GCLI=${ep[5]}
+	IP=${ep[6]} EXTRA=("${ep[@]:7}")
+}
+
+# median X...: the middle value (mean of the two middle ones for an even count)
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
