@@ -21,15 +21,12 @@ iters=${BENCH_ITERS:-1000}
 losses=${BENCH_LOSSES:-0}
 repeat=${BENCH_REPEAT:-3}
 
-case $repeat in
-''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$repeat'" >&2; exit 2 ;;
-esac
+check_repeat "$repeat"
 
 echo "# bench-lat on $(uname -r): ib_write_lat, $iters iterations per run," \
 	"median of $repeat runs per point, drivers interleaved"
 declare -A rows
-read -ra want <<<"$drivers"
-setup_side_by_side "${want[@]}"
+setup_side_by_side "$drivers"
 for _ in $(seq "$repeat"); do
 	for size in $sizes; do
 		for loss in $losses; do

@@ -38,17 +38,14 @@ else
 	run=(-D "$seconds") what="${seconds}s"
 fi
 
-case $repeat in
-''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$repeat'" >&2; exit 2 ;;
-esac
+check_repeat "$repeat"
 
 echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
 echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
 	"drivers and loss rates interleaved, netem loss both ways"
 
 declare -A runs
-read -ra want <<<"$drivers"
-setup_side_by_side "${want[@]}"
+setup_side_by_side "$drivers"
 
 for _ in $(seq "$repeat"); do
 	for size in $sizes; do

@@ -81,16 +81,17 @@ lat_pair() {
 	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 7 { row = $0 } END { if (row == "") exit 1; print row }'
 }
 
-# setup_side_by_side DRIVER...: every driver at once, each on its own link, so that a
+# setup_side_by_side "DRIVER...": every driver at once, each on its own link, so that a
 # benchmark can interleave them (the host's speed drifts over minutes: drivers measured one
 # after the other compare spells, not drivers). Fills READY with the drivers that came up,
 # names the others in a "#" line, and sets IMPAIR to the links of all of them;
 # bench_use DRIVER then selects one's endpoints (SRV ... EXTRA) for bw_pair or lat_pair.
 declare -A BENCH_EP
 setup_side_by_side() {
-	local drv all=()
+	local drv all=() want
+	read -ra want <<<"$1"
 	READY=()
-	for drv in "$@"; do
+	for drv in "${want[@]}"; do
 		if [ "$drv" = siw ] && ! modinfo siw >/dev/null 2>&1; then
 			echo "# siw: not available on $(uname -r) (built for 6.12 and 6.1 only)"
 			continue
@@ -117,4 +118,11 @@ bench_use() {
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
 		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# check_repeat N: the benchmark stops unless N (BENCH_REPEAT) is a positive integer
+check_repeat() {
+	case $1 in
+	''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$1'" >&2; exit 2 ;;
+	esac
 }
