@@ -24,6 +24,7 @@ else
 	echo "   Documentation/infiniband/metaroce-status.rst for what exists."
 fi
 cleanup
+# shellcheck disable=SC2034 # emptied: the EXIT trap's cleanup must not delete them again
 NODES=() RDMA_LINKS=()
 
 echo "== ib_write_bw, 64 KiB messages, lossless and 1% loss both ways"

@@ -36,11 +36,11 @@ xmit() {
 
 # rises DEV NAME N CMD...: CMD makes counter NAME of DEV rise by exactly N.
 rises() {
-	local dev=$1 name=$2 want=$3 before after i
+	local dev=$1 name=$2 want=$3 before after _
 	shift 3
 	before=$(counter "$dev" "$name")
 	"$@" || return
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		after=$(counter "$dev" "$name")
 		[ $((after - before)) -ge "$want" ] && break
 		sleep 0.1
@@ -113,11 +113,11 @@ trap datapath_cleanup EXIT
 # sniff NODE IF COUNT CMD...: run CMD while sniffing COUNT datagrams on IF; leaves them in
 # $SNIFF.out.
 sniff() {
-	local node=$1 dev=$2 count=$3 pid i
+	local node=$1 dev=$2 count=$3 pid _
 	shift 3
 	on "$node" "$PY" "$SNIFF.py" "$dev" "$count" "$PORT" >"$SNIFF.out" 2>&1 &
 	pid=$!
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		grep -q ready "$SNIFF.out" 2>/dev/null && break
 		sleep 0.1
 	done

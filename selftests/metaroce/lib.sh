@@ -191,8 +191,8 @@ metaroce_unload() { modprobe -r metaroce 2>/dev/null || rmmod metaroce; }
 
 # Waits until DEV's port 1 is ACTIVE (GIDs are filled asynchronously after link add).
 rdma_wait_active() {
-	local dev=$1 i
-	for i in $(seq 50); do
+	local dev=$1 _
+	for _ in $(seq 50); do
 		grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -200,10 +200,10 @@ rdma_wait_active() {
 }
 
 gid_index() {
-	local dev=$1 ip=$2 port=/sys/class/infiniband/$1/ports/1 f n i
+	local dev=$1 ip=$2 port=/sys/class/infiniband/$1/ports/1 f n
 	local hex
 	hex=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		for f in "$port"/gids/*; do
 			n=${f##*/}
 			[ "$(cat "$f" 2>/dev/null)" = "$hex" ] || continue
@@ -264,12 +264,14 @@ next_port() {
 	echo "$p"
 }
 
-# wait_listen NODE PORT PID: until something listens on TCP PORT in NODE (60 s at most), or
-# PID has exited.
+# wait_listen NODE PORT PID: until something listens on PORT in NODE (60 s at most), or PID
+# has exited: a TCP socket, or an rdma_cm listener, which RoCE devices have without a socket.
 wait_listen() {
-	local i
-	for i in $(seq 120); do
+	local _
+	for _ in $(seq 120); do
 		[ -n "$(on "$1" ss -Hltn "sport = :$2" 2>/dev/null)" ] && return 0
+		on "$1" rdma resource show cm_id src-port "$2" 2>/dev/null |
+			grep -q 'state LISTEN' && return 0
 		kill -0 "$3" 2>/dev/null || return 1
 		sleep 0.5
 	done
@@ -280,7 +282,7 @@ wait_listen() {
 # between two devices in their nodes' namespaces; prints the average Gb/s. A GID index of "-"
 # leaves it to perftest (with -R, rdma_cm picks it).
 bw_pair() {
-	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port try
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port _
 	local -a xsrv=() xcli=()
 	shift 7
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
@@ -289,11 +291,11 @@ bw_pair() {
 	on "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$port" -F \
 		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1 &
 	spid=$!
-	# Start the client only once the server listens: its out-of-band TCP socket, or siw's
-	# iWARP listener, shows in ss. A RoCE rdma_cm listener (-R) has no socket: retry the
-	# client instead, while the server still waits for it.
+	# Start the client only once the server listens (its out-of-band TCP socket, or its
+	# rdma_cm listener with -R); a refused connection is still retried while the server
+	# waits for it.
 	wait_listen "$nsrv" "$port" "$spid"
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		rc=0
 		out=$(on "$ncli" timeout 120 ib_write_bw -d "$cli" "${xcli[@]}" -p "$port" -F \
 			--report_gbits "$@" "$ip" 2>&1) || rc=$?

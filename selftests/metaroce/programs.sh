@@ -24,7 +24,7 @@ if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
 	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
 fi
 
-GA= GB=
+GA='' GB=''
 SRV_OUT=/tmp/programs-srv.$$
 
 setup() {
@@ -39,18 +39,13 @@ setup() {
 
 # pair NAME WANT PORT "SERVER CMD" "CLIENT CMD" [COUNT]: server in a, client in b; both must
 # exit 0 and at least COUNT (default 1) lines of the client's output must match the extended
-# regex WANT. PORT is the server's TCP port, or "cm" for a server that listens with rdma_cm
-# only (no TCP socket to wait for).
+# regex WANT. PORT is the server's port (TCP or rdma_cm): the client starts once it listens.
 pair() {
 	local name=$1 want=$2 port=$3 srv=$4 cli=$5 count=${6:-1} spid out rc=0
 	# shellcheck disable=SC2086
 	on a timeout 90 $srv >"$SRV_OUT" 2>&1 &
 	spid=$!
-	if [ "$port" = cm ]; then
-		sleep 2
-	else
-		wait_listen a "$port" "$spid"
-	fi
+	wait_listen a "$port" "$spid"
 	# shellcheck disable=SC2086
 	out=$(on b timeout 60 $cli 2>&1) || rc=$?
 	wait "$spid" || rc=$((rc ? rc : $?))
@@ -109,14 +104,14 @@ for t in ib_send_bw ib_write_lat ib_read_lat ib_send_lat ib_atomic_lat; do
 		"$t $PP -p $((P + n)) -n 200" "$t $PC -p $((P + n)) -n 200 10.7.0.1"
 done
 n=$((n + 1))
-pair "ib_write_bw -R (rdma_cm), 200 x 64 KiB" '^ *65536 +200 ' cm \
+pair "ib_write_bw -R (rdma_cm), 200 x 64 KiB" '^ *65536 +200 ' $((P + n)) \
 	"ib_write_bw -d mr_a -R -F -p $((P + n)) -n 200" "ib_write_bw -d mr_b -R -F -p $((P + n)) -n 200 10.7.0.1"
 n=$((n + 1))
-pair "ib_send_lat -R (rdma_cm), 200 iterations" '^ *[0-9]+ +200 ' cm \
+pair "ib_send_lat -R (rdma_cm), 200 iterations" '^ *[0-9]+ +200 ' $((P + n)) \
 	"ib_send_lat -d mr_a -R -F -p $((P + n)) -n 200" "ib_send_lat -d mr_b -R -F -p $((P + n)) -n 200 10.7.0.1"
 n=$((n + 1))
 # rping -v prints each ping's data, which it checks against its pattern.
-pair "rping, 10 verified pings over rdma_cm" '^ping data: ' cm \
+pair "rping, 10 verified pings over rdma_cm" '^ping data: ' $((P + n)) \
 	"rping -s -a 10.7.0.1 -p $((P + n)) -C 10" "rping -c -a 10.7.0.1 -p $((P + n)) -C 10 -v" 10
 # The responder of these stays in RTR: its answers start its send direction.
 for t in ib_read_bw ib_atomic_bw; do

@@ -52,8 +52,8 @@ vmalloc_kb() { awk '$1 == "VmallocUsed:" { print $2 }' /proc/meminfo; }
 # vmalloc_back BASE: VmallocUsed is within SLACK_KB of BASE, within a few seconds (the
 # kernel frees a closed file's objects as the last reference goes).
 vmalloc_back() {
-	local i now
-	for i in $(seq 30); do
+	local _ now
+	for _ in $(seq 30); do
 		now=$(vmalloc_kb)
 		[ "$now" -le $(($1 + SLACK_KB)) ] && return 0
 		sleep 0.2

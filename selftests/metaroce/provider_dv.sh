@@ -37,7 +37,7 @@ SERVER_CHECKS=7
 CLIENT_CHECKS=7
 PARAM=/sys/module/metaroce/parameters/paths
 OLD_PATHS=
-GA= GB=
+GA='' GB=''
 
 finish() {
 	[ -n "$OLD_PATHS" ] && [ -w "$PARAM" ] && echo "$OLD_PATHS" >"$PARAM"
@@ -99,7 +99,7 @@ stats_or_gone() {
 
 # run LABEL: one exchange between the two nodes, its points labelled LABEL.
 run() {
-	local label=$1 dir=$WORK/$1 qpn= tx= spid cpid src crc
+	local label=$1 dir=$WORK/$1 qpn='' tx='' spid cpid src crc
 	mkdir -p "$dir"
 	on a timeout 240 "$HELPER" server mr_a "$GA" "$dir" "$DEV_PATHS" \
 		>"$dir/server.out" 2>&1 &

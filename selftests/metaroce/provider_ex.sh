@@ -31,7 +31,7 @@ WORK=$(mktemp -d)
 HELPER=$WORK/provider_ex
 SERVER_CHECKS=7
 CLIENT_CHECKS=7
-GA= GB=
+GA='' GB=''
 trap 'cleanup; rm -rf "$WORK"' EXIT
 
 setup() {

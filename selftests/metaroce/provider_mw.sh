@@ -29,7 +29,7 @@ WORK=$(mktemp -d)
 HELPER=$WORK/provider_mw
 SERVER_CHECKS=11
 CLIENT_CHECKS=11
-GA= GB=
+GA='' GB=''
 trap 'cleanup; rm -rf "$WORK"' EXIT
 
 setup() {

@@ -21,7 +21,7 @@ if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
 fi
 
 PORT=18515
-GA= GB=
+GA='' GB=''
 
 setup() {
 	node_add a

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Sourced by the benchmarks in tools/bench/ (after selftests/metaroce/lib.sh): two endpoints
 # of one driver, and netem loss on the link between them.
@@ -52,7 +53,7 @@ impair() {
 # endpoints; prints the client's result row (bytes, iterations, t_min, t_max, t_typical,
 # t_avg, t_stdev, 99%, 99.9%, in microseconds).
 lat_pair() {
-	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port try
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port _
 	local -a xsrv=() xcli=()
 	shift 7
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
@@ -62,7 +63,7 @@ lat_pair() {
 		>/tmp/lat-server.$$ 2>&1 &
 	spid=$!
 	wait_listen "$nsrv" "$port" "$spid"
-	for try in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		rc=0
 		out=$(on "$ncli" timeout 120 ib_write_lat -d "$cli" "${xcli[@]}" -p "$port" -F \
 			"$@" "$ip" 2>&1) || rc=$?
