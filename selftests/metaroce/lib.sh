@@ -166,6 +166,19 @@ on() {
 	fi
 }
 
+# on_bg NODE CMD...: on, in the background. Unlike "on NODE CMD &", which forks a subshell
+# to run the function, $! is then CMD's own process (ip netns exec becomes it): a signal
+# sent to $! reaches the program, and kill -0 $! tells whether the program is gone.
+on_bg() {
+	local node=$1
+	shift
+	if [ "$node" = "-" ]; then
+		"$@" &
+	else
+		ip netns exec "$node" "$@" &
+	fi
+}
+
 rdma_add() {
 	local type=$1 name=$2 node=$3 dev=$4
 	case $type in
@@ -288,8 +301,8 @@ bw_pair() {
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
 	[ "$gcli" = - ] || xcli=(-x "$gcli")
 	port=$(next_port)
-	on "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$port" -F \
-		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1 &
+	on_bg "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$port" -F \
+		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1
 	spid=$!
 	# Start the client only once the server listens (its out-of-band TCP socket, or its
 	# rdma_cm listener with -R); a refused connection is still retried while the server

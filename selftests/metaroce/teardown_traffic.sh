@@ -49,12 +49,12 @@ setup() {
 stream() {
 	local n=$1 port before
 	port=$(next_port)
-	on "a$n" ib_write_bw -d "ma$n" -x "$(gid_index "ma$n" "10.9.$n.1")" -p "$port" \
-		-s 65536 -n 1000000 >/dev/null 2>&1 &
+	on_bg "a$n" ib_write_bw -d "ma$n" -x "$(gid_index "ma$n" "10.9.$n.1")" -p "$port" \
+		-s 65536 -n 1000000 >/dev/null 2>&1
 	PIDS=($!)
 	wait_listen "a$n" "$port" "${PIDS[0]}" || return 1
-	on "b$n" ib_write_bw -d "mb$n" -x "$(gid_index "mb$n" "10.9.$n.2")" -p "$port" \
-		-s 65536 -n 1000000 "10.9.$n.1" >/dev/null 2>&1 &
+	on_bg "b$n" ib_write_bw -d "mb$n" -x "$(gid_index "mb$n" "10.9.$n.2")" -p "$port" \
+		-s 65536 -n 1000000 "10.9.$n.1" >/dev/null 2>&1
 	PIDS+=($!)
 	before=$(counter "ma$n" rx_packets)
 	wait_for 60 sh -c "[ \$(rdma statistic show link ma$n/1 | tr ' ' '\n' |

@@ -8,7 +8,10 @@
 # ways (0), and prints where the vCPUs' time went meanwhile (user, system, softirq, idle from
 # /proc/stat), the hottest core-kernel functions when the VM was booted with the tick profiler
 #   tools/testing/vm/run --append profile=2 -- tools/bench/profile.sh
-# the QPs' debugfs state (cwnd, srtt, retransmissions, ACKs) and the device counters.
+# the QPs' debugfs state (cwnd, srtt, retransmissions, ACKs), BENCH_TRACE seconds (2) of
+# the metaroce_qp_run tracepoint summed per QP (a "# runs" line each: runs per second, by
+# context, packets read and sent per run, receive queue left, in flight, cwnd, srtt and the
+# longest gap between two runs) and the device counters.
 # BENCH_DRIVERS=rxe profiles rxe instead. perf is not used: under TCG its cpu-clock samples
 # land in the idle loop only (testing.rst, "Profiling the datapath").
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
@@ -19,6 +22,52 @@ drv=${BENCH_DRIVERS:-metaroce}
 size=${BENCH_SIZE:-65536}
 loss=${BENCH_LOSS:-0}
 iters=${BENCH_ITERS:-2000}
+
+# trace_runs SECONDS: the metaroce_qp_run events of SECONDS, summed per QP. A run's context:
+# softirq (after a receive batch), a kworker (the QP's work item) or another task (the
+# doorbell of the process that posted).
+trace_runs() {
+	local t=/sys/kernel/tracing ev=/sys/kernel/tracing/events/metaroce/metaroce_qp_run
+	[ -d "$t/events" ] || mount -t tracefs nodev "$t" 2>/dev/null
+	[ -e "$ev/enable" ] || { echo "# no metaroce_qp_run tracepoint"; return; }
+	echo 8192 >"$t/buffer_size_kb"
+	echo >"$t/trace"
+	echo 1 >"$ev/enable"
+	sleep "$1"
+	echo 0 >"$ev/enable"
+	awk '/ metaroce_qp_run: / {
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^\[[0-9]+\]$/) {
+				cpu = substr($i, 2, length($i) - 2) + 0
+				flags = $(i + 1)
+				ts = $(i + 2) + 0
+			}
+			if (split($i, kv, "=") == 2) f[kv[1]] = kv[2]
+		}
+		q = f["dev"] "/" f["qpn"]
+		ctx = substr(flags, 3, 1) == "s" ? "softirq" : $1 ~ /^kworker/ ? "worker" : "task"
+		n[q]++; c[q, ctx]++; on[q, cpu]++
+		rx[q] += f["rx"]; tx[q] += f["tx"]; rxq[q] += f["rxq"]
+		fl[q] += f["in_flight"]; cw[q] += f["cwnd"]; sr[q] += f["srtt_us"]
+		if (q in last && ts - last[q] > gap[q]) gap[q] = ts - last[q]
+		if (!(q in first)) first[q] = ts
+		last[q] = ts
+	}
+	END {
+		for (q in n) {
+			span = last[q] - first[q]
+			cpus = ""
+			for (k in on) { split(k, kk, SUBSEP); if (kk[1] == q) cpus = cpus " cpu" kk[2] "=" on[k] }
+			printf "# runs %s: %d in %.2f s (%.0f/s), softirq %d worker %d task %d;%s;" \
+			       " per run rx %.1f tx %.1f, rxq %.1f in_flight %.0f cwnd %.0f" \
+			       " srtt_us %.0f; longest gap %.1f ms\n", q, n[q], span,
+			       (span > 0 ? n[q] / span : 0), c[q, "softirq"], c[q, "worker"],
+			       c[q, "task"], cpus, rx[q] / n[q], tx[q] / n[q], rxq[q] / n[q],
+			       fl[q] / n[q], cw[q] / n[q], sr[q] / n[q], gap[q] * 1000
+		}
+	}' "$t/trace"
+	echo >"$t/trace"
+}
 
 "setup_$drv" || { echo "# $drv: cannot set up two devices"; exit 1; }
 impair "$loss"
@@ -37,6 +86,7 @@ if [ "$drv" = metaroce ] && wait_for 90 busy; then
 	for f in /sys/kernel/debug/metaroce/*/qps; do
 		[ -e "$f" ] && { echo "# $f"; sed 's/^/# /' "$f"; }
 	done
+	trace_runs "${BENCH_TRACE:-2}"
 fi
 if wait "$bw"; then
 	echo "BENCH driver=$drv test=bw size=$size loss=$loss gbps=$(cat /tmp/profile-bw)"

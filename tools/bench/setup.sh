@@ -59,8 +59,8 @@ lat_pair() {
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
 	[ "$gcli" = - ] || xcli=(-x "$gcli")
 	port=$(next_port)
-	on "$nsrv" timeout 120 ib_write_lat -d "$srv" "${xsrv[@]}" -p "$port" -F "$@" \
-		>/tmp/lat-server.$$ 2>&1 &
+	on_bg "$nsrv" timeout 120 ib_write_lat -d "$srv" "${xsrv[@]}" -p "$port" -F "$@" \
+		>/tmp/lat-server.$$ 2>&1
 	spid=$!
 	wait_listen "$nsrv" "$port" "$spid"
 	for _ in 1 2 3 4 5; do

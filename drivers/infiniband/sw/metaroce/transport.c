@@ -23,6 +23,7 @@
 #include <net/inet_ecn.h>
 
 #include "metaroce.h"
+#include "metaroce_trace.h"
 #include "proto/conn.h"
 
 /* Work done per run before it yields the CPU to the work item. */
@@ -1451,7 +1452,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	int budget = METAROCE_WORK_BUDGET;
 	struct sk_buff *skb;
 	u64 now, deadline;
-	int state;
+	int state, rx, tx;
 
 	now = ktime_get_ns();
 	state = qp->state;
@@ -1489,6 +1490,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		metaroce_rx_one(qp, skb, now);
 		budget--;
 	}
+	rx = METAROCE_WORK_BUDGET - budget;
 	/* Received packets can have failed the QP. */
 	if (qp->state == IB_QPS_ERR)
 		return true;
@@ -1506,7 +1508,9 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	if (deadline <= now && (skb_queue_empty(&qp->rxq) ||
 				deadline + METAROCE_TIMER_DEFER_NS <= now))
 		mr_conn_timer(qp->conn, now);
-	budget -= metaroce_qp_tx(qp, now, max(budget, 8));
+	tx = metaroce_qp_tx(qp, now, max(budget, 8));
+	budget -= tx;
+	trace_metaroce_qp_run(&qp->ibqp, rx, tx, skb_queue_len(&qp->rxq), qp->conn);
 	if (state == IB_QPS_RTS)
 		metaroce_qp_send_completions(qp);
 	/*
