@@ -27,7 +27,8 @@ iters=${BENCH_ITERS:-2000}
 # softirq (after a receive batch), a kworker (the QP's work item) or another task (the
 # doorbell of the process that posted).
 trace_runs() {
-	local t=/sys/kernel/tracing ev=/sys/kernel/tracing/events/metaroce/metaroce_qp_run
+	local t=/sys/kernel/tracing
+	local ev=$t/events/metaroce/metaroce_qp_run
 	[ -d "$t/events" ] || mount -t tracefs nodev "$t" 2>/dev/null
 	[ -e "$ev/enable" ] || { echo "# no metaroce_qp_run tracepoint"; return; }
 	echo 8192 >"$t/buffer_size_kb"
