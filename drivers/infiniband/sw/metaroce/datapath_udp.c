@@ -391,8 +391,13 @@ static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	}
 
 	ttl = dest->hop_limit ?: ip6_dst_hoplimit(dst);
-	/* Takes the dst reference; always checksummed, as IPv6 requires. */
-	metaroce_udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &fl6.saddr,
+	/*
+	 * Takes the dst reference; always checksummed, as IPv6 requires. No
+	 * tunnel device: given one, the helper adds to its per-CPU tunnel
+	 * stats, which the egress device need not have (6.12 warns; 6.1
+	 * writes through dev->tstats whatever the device keeps there).
+	 */
+	metaroce_udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr,
 				      &fl6.daddr, tos, ttl, dest->flow_label,
 				      dest->sport, udp->us->port, false);
 	return 0;
