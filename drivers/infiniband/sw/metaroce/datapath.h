@@ -22,9 +22,29 @@
 #include <linux/skbuff.h>
 #include <linux/types.h>
 #include <linux/udp.h>
+#include <net/dst.h>
 
 struct metaroce_dev;
 struct metaroce_datapath;
+
+/*
+ * The route of one destination and path, kept by a datapath between
+ * segments (the software datapath looks it up once, not per packet). Its
+ * owner zeroes it, sends through it from one context at a time, and calls
+ * metaroce_dp_route_release() when the destination changes and before
+ * freeing it.
+ */
+struct metaroce_dp_route {
+	struct dst_entry *dst;
+	struct in6_addr saddr;	/* the source address chosen with it */
+	u32 cookie;		/* IPv6: what dst_check() compares */
+};
+
+static inline void metaroce_dp_route_release(struct metaroce_dp_route *route)
+{
+	dst_release(route->dst);
+	route->dst = NULL;
+}
 
 /*
  * Where a segment goes. Addresses are IPv6 or IPv4-mapped IPv6 (as in
@@ -37,6 +57,7 @@ struct metaroce_dp_dest {
 	u8 tos;			/* DSCP; the datapath sets ECN to ECT(0) */
 	u8 hop_limit;		/* 0: the route's default */
 	__be32 flow_label;	/* IPv6 only; 0 lets the stack choose */
+	struct metaroce_dp_route *route;	/* NULL: look the route up */
 };
 
 /* What the datapath tells the transport about a received segment. */
@@ -80,6 +101,8 @@ struct metaroce_datapath_ops {
 	 * negative errno if it was dropped here: -ENETUNREACH (no route),
 	 * -EMSGSIZE (larger than max_segment), -ENOBUFS (queue full; the
 	 * transport treats it as a loss and backs off).
+	 * @dest->route may keep the route for the next segment of the same
+	 * destination and path; the caller serialises sends through it.
 	 * Context: process or softirq; never hard irq.
 	 */
 	int (*xmit)(struct metaroce_datapath *dp, struct sk_buff *skb,

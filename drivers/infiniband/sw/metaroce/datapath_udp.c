@@ -23,6 +23,7 @@
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ip6_fib.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
@@ -307,9 +308,11 @@ static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
  * address of the namespace itself: another device there, or this one, is
  * reached through lo, and a route bound to the netdev would not exist.
  *
- * The flow includes both ports so that ECMP (fib_multipath_hash_policy 1)
- * spreads the paths. A route per packet: caching a dst per path is the
- * connection's job once it exists.
+ * The paths are spread by the routers' ECMP hash of the UDP source port. A
+ * host's own multipath route does not spread them: with an oif the kernel
+ * skips multipath selection (rxe binds its routes the same way). The flow
+ * still carries both ports, for policy routing and an oif-less lookup to
+ * lo, and a kept route is one path's (metaroce_dp_route).
  */
 static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
 			    const struct in6_addr *daddr)
@@ -324,13 +327,86 @@ static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
 	return local ? 0 : udp->dp.mdev->ndev->ifindex;
 }
 
+/*
+ * The route kept in @route while dst_check() accepts it (no route, address
+ * or device change since) and its device is up, as dst_cache does; a
+ * lookup per packet was a twentieth of the kernel's time in ib_write_bw.
+ * Returns it with a reference for the caller and its source address.
+ */
+static struct dst_entry *metaroce_udp_route_get(struct metaroce_dp_route *route,
+						struct in6_addr *saddr)
+{
+	struct dst_entry *dst = route ? route->dst : NULL;
+
+	if (!dst)
+		return NULL;
+	if (!dst_check(dst, route->cookie) || !(dst->dev->flags & IFF_UP)) {
+		metaroce_dp_route_release(route);
+		return NULL;
+	}
+	dst_hold(dst);
+	*saddr = route->saddr;
+	return dst;
+}
+
+/* Keep @dst (a looked-up route the caller holds) for the next segment. */
+static void metaroce_udp_route_keep(struct metaroce_dp_route *route,
+				    struct dst_entry *dst,
+				    const struct in6_addr *saddr, u32 cookie)
+{
+	if (!route)
+		return;
+	dst_hold(dst);
+	route->dst = dst;
+	route->saddr = *saddr;
+	route->cookie = cookie;
+}
+
+static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
+					  const struct metaroce_dp_dest *dest,
+					  struct flowi4 *fl4)
+{
+	struct in6_addr saddr;
+	struct dst_entry *dst;
+	struct rtable *rt;
+
+	dst = metaroce_udp_route_get(dest->route, &saddr);
+	if (dst) {
+		fl4->saddr = saddr.s6_addr32[3];
+		return container_of(dst, struct rtable, dst);
+	}
+	fl4->flowi4_oif = metaroce_udp_oif(udp, &dest->daddr);
+	rt = ip_route_output_key(udp->us->net, fl4);
+	if (!IS_ERR(rt)) {
+		ipv6_addr_set_v4mapped(fl4->saddr, &saddr);
+		metaroce_udp_route_keep(dest->route, &rt->dst, &saddr, 0);
+	}
+	return rt;
+}
+
+static struct dst_entry *metaroce_udp_route6(struct metaroce_udp_dp *udp,
+					     const struct metaroce_dp_dest *dest,
+					     struct sock *sk, struct flowi6 *fl6)
+{
+	struct dst_entry *dst;
+
+	dst = metaroce_udp_route_get(dest->route, &fl6->saddr);
+	if (dst)
+		return dst;
+	fl6->flowi6_oif = metaroce_udp_oif(udp, &dest->daddr);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(udp->us->net, sk, fl6, NULL);
+	if (!IS_ERR(dst))
+		metaroce_udp_route_keep(dest->route, dst, &fl6->saddr,
+					rt6_get_cookie(dst_rt6_info(dst)));
+	return dst;
+}
+
 static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 			      const struct metaroce_dp_dest *dest)
 {
 	struct sock *sk = udp->us->sock4->sk;
 	u8 tos = metaroce_udp_tos(dest);
 	struct flowi4 fl4 = {
-		.flowi4_oif = metaroce_udp_oif(udp, &dest->daddr),
 		.flowi4_tos = RT_TOS(tos),
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = dest->daddr.s6_addr32[3],
@@ -341,7 +417,7 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	struct rtable *rt;
 	u8 ttl;
 
-	rt = ip_route_output_key(udp->us->net, &fl4);
+	rt = metaroce_udp_route4(udp, dest, &fl4);
 	if (IS_ERR(rt))
 		return -ENETUNREACH;
 
@@ -364,7 +440,6 @@ static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 {
 	u8 tos = metaroce_udp_tos(dest);
 	struct flowi6 fl6 = {
-		.flowi6_oif = metaroce_udp_oif(udp, &dest->daddr),
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = dest->daddr,
 		.saddr = dest->saddr,
@@ -380,7 +455,7 @@ static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 		return -ENETUNREACH;
 	sk = udp->us->sock6->sk;
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(udp->us->net, sk, &fl6, NULL);
+	dst = metaroce_udp_route6(udp, dest, sk, &fl6);
 	if (IS_ERR(dst))
 		return -ENETUNREACH;
 

@@ -387,6 +387,7 @@ struct metaroce_qp {
 
 	struct mr_conn *conn;		/* NULL before RTR */
 	struct metaroce_dp_dest dest;
+	struct metaroce_dp_route *routes;	/* per path, from RTR; NULL: none */
 	u16 sport_base;
 	u8 n_paths;
 	u8 n_streams;			/* M: 1 unless set through the dv extension */

@@ -225,6 +225,15 @@ err_count:
 	return ret;
 }
 
+/* The routes the datapath kept for the old destination (transport paused or stopped). */
+static void metaroce_qp_release_routes(struct metaroce_qp *qp)
+{
+	u8 i;
+
+	for (i = 0; qp->routes && i < qp->n_paths; i++)
+		metaroce_dp_route_release(&qp->routes[i]);
+}
+
 int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct metaroce_dev *mdev = to_mdev(ibqp->device);
@@ -236,6 +245,8 @@ int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	metaroce_qp_transport_stop(qp);
 	metaroce_srq_qp_detach(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	metaroce_qp_release_routes(qp);
+	kfree(qp->routes);
 	kfree(qp->fatal_nak);
 	kvfree(qp->conn);
 	qp->conn = NULL;
@@ -262,6 +273,7 @@ static int metaroce_qp_set_av(struct metaroce_qp *qp, const struct rdma_ah_attr 
 	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
 		return -EAFNOSUPPORT;
 
+	metaroce_qp_release_routes(qp);
 	memset(&qp->dest, 0, sizeof(qp->dest));
 	memcpy(&qp->dest.saddr, sgid->gid.raw, sizeof(qp->dest.saddr));
 	memcpy(&qp->dest.daddr, grh->dgid.raw, sizeof(qp->dest.daddr));
@@ -397,6 +409,11 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	cfg.on_event = metaroce_conn_event;
 	cfg.event_arg = qp;
 
+	if (!qp->routes) {
+		qp->routes = kcalloc(qp->n_paths, sizeof(*qp->routes), GFP_KERNEL);
+		if (!qp->routes)
+			return -ENOMEM;
+	}
 	c = kvzalloc(mr_conn_size(cfg.n_streams), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;

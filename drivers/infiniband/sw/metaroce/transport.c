@@ -690,6 +690,8 @@ static void metaroce_dp_send(struct metaroce_qp *qp, struct sk_buff *skb,
 	struct metaroce_datapath *dp = qp->mdev->dp;
 
 	dest->sport = htons(metaroce_qp_sport(qp, h->path));
+	/* The runs of a QP, which alone send through its routes, are serialised. */
+	dest->route = qp->routes && h->path < qp->n_paths ? &qp->routes[h->path] : NULL;
 	metaroce_count(&qp->mdev->counters, METAROCE_CNT_TX_PACKETS);
 	metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_TX_BYTES, h->paylen);
 	dp->ops->xmit(dp, skb, dest);
