@@ -212,10 +212,15 @@ rdma_wait_active() {
 	return 1
 }
 
+# gid_index DEV ADDR: the index of DEV's RoCE v2 GID of the IPv4 or IPv6 address ADDR.
 gid_index() {
 	local dev=$1 ip=$2 port=/sys/class/infiniband/$1/ports/1 f n
 	local hex
-	hex=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	if [[ $ip == *:* ]]; then
+		hex=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "$ip") || return
+	else
+		hex=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${ip//./ })
+	fi
 	for _ in $(seq 30); do
 		for f in "$port"/gids/*; do
 			n=${f##*/}

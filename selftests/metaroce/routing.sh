@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# VM selftest: MetaRoCE connections across routers.
+#
+# Topology A, a route change on the host: nodes a and b sit on two LANs (a bridge in a switch
+# namespace each) joined by two routers r1 and r2; a and b route through one of them.
+#
+#	a --- s1 ---+--- r1 ---+--- s2 --- b
+#	            +--- r2 ---+
+#
+#  - a stream through r1 follows a route change on both hosts to r2 and outlives r1 turning
+#    into a black hole (IPv4 and IPv6): the routes the software datapath keeps per path are
+#    looked up again once the FIB changes.
+#
+# Topology B, an ECMP fabric: c and d each hang off a router (rc, rd) that spreads over two
+# spine routers r3 and r4 by an L4 hash (fib_multipath_hash_policy 1), as switches do.
+#
+#	c --- rc ===(r3, r4)=== rd --- d
+#
+#  - one connection's paths (UDP source ports) spread over both spines, and when one spine
+#    turns into a black hole under the stream (routing does not notice), the connection
+#    moves its traffic to the paths through the other and the stream completes.
+#
+# Run as root inside the test VM:
+#   tools/testing/vm/run -- selftests/metaroce/routing.sh
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=selftests/metaroce/lib.sh
+. "$TOP/selftests/metaroce/lib.sh"
+require_vm
+
+if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
+   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
+	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
+fi
+PATHS=16	# paths per connection: all on one router of two has odds 2^-15
+
+ktap_header
+ktap_plan 4
+
+# switch_add NODE: a namespace with a bridge, br0.
+switch_add() {
+	node_add "$1"
+	ip -n "$1" link add br0 type bridge &&
+		ip -n "$1" link set br0 up
+}
+
+# port_add NODE IF ADDR4 ADDR6 SWITCH: NODE's interface IF, cabled to a port of SWITCH.
+port_add() {
+	local node=$1 ifn=$2 addr4=$3 addr6=$4 sw=$5 port
+	NEXT_IFINDEX=$((NEXT_IFINDEX + 2))
+	port=p$NEXT_IFINDEX
+	ip link add "$ifn" index "$NEXT_IFINDEX" netns "$node" type veth \
+		peer name "$port" index $((NEXT_IFINDEX + 1)) netns "$sw" &&
+		ip -n "$sw" link set "$port" master br0 up &&
+		ip -n "$node" addr add "$addr4/24" dev "$ifn" &&
+		ip -n "$node" addr add "$addr6/64" dev "$ifn" nodad &&
+		ip -n "$node" link set "$ifn" up
+}
+
+# wire A IFA B IFB N: a link between A and B on 10.2.N.0/24 and fd02:N::/64 (A is .1, B .2).
+wire() {
+	link_add "$1" "$2" "10.2.$5.1" "$3" "$4" "10.2.$5.2" &&
+		ip -n "$1" addr add "fd02:$5::1/64" dev "$2" nodad &&
+		ip -n "$3" addr add "fd02:$5::2/64" dev "$4" nodad
+}
+
+# route NODE DEST NET4 NET6 VIA...: NODE's route to NET4/24 and NET6/64 through the routers
+# whose addresses end in VIA (one or more, for ECMP) on the nets given as "4PREFIX 6PREFIX".
+route() {
+	local node=$1 net4=$2 net6=$3 hop v4=() v6=()
+	shift 3
+	for hop in "$@"; do
+		v4+=(nexthop via "${hop% *}")
+		v6+=(nexthop via "${hop#* }")
+	done
+	ip -n "$node" route replace "$net4" "${v4[@]}" &&
+		ip -n "$node" -6 route replace "$net6" "${v6[@]}"
+}
+
+router() { on "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1; }
+
+# forwarded R IF: packets router R sent out of IF (netlink: "ip netns exec" is slow in the VM).
+forwarded() {
+	ip -n "$1" -s -o link show dev "$2" |
+		awk '{ for (i = 1; i <= NF; i++) if ($i == "TX:") { print $(i + 9); exit } }'
+}
+
+# blackhole R / mend R: R drops everything it would send out of eth0 and eth1, and the
+# routing around it does not notice (a gray failure); then R forwards again.
+blackhole() { netem "$1" eth0 loss 100% && netem "$1" eth1 loss 100%; }
+mend() { on "$1" tc qdisc del dev eth0 root && on "$1" tc qdisc del dev eth1 root; }
+
+# via N: a and b reach each other through router rN only (topology A).
+via() {
+	route a 10.1.2.0/24 fd02::/64 "10.1.1.$(($1 + 1)) fd01::$(($1 + 1))" &&
+		route b 10.1.1.0/24 fd01::/64 "10.1.2.$(($1 + 1)) fd02::$(($1 + 1))"
+}
+
+topology_a() {
+	local n
+	node_add a
+	node_add b
+	switch_add s1 && switch_add s2 || return
+	port_add a eth0 10.1.1.1 fd01::1 s1 && port_add b eth0 10.1.2.1 fd02::1 s2 || return
+	for n in 1 2; do
+		node_add "r$n"
+		port_add "r$n" eth0 "10.1.1.$((n + 1))" "fd01::$((n + 1))" s1 &&
+			port_add "r$n" eth1 "10.1.2.$((n + 1))" "fd02::$((n + 1))" s2 &&
+			router "r$n" || return
+	done
+	via 1
+}
+
+topology_b() {
+	local n
+	for n in c d rc rd r3 r4; do
+		node_add "$n"
+	done
+	wire c eth0 rc eth0 1 && wire rc eth1 r3 eth0 2 && wire rc eth2 r4 eth0 3 &&
+		wire r3 eth1 rd eth1 4 && wire r4 eth1 rd eth2 5 && wire rd eth0 d eth0 6 || return
+	for n in rc rd r3 r4; do
+		router "$n" || return
+	done
+	for n in rc rd; do
+		on "$n" sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
+			net.ipv6.fib_multipath_hash_policy=1 || return
+	done
+	route c 0.0.0.0/0 ::/0 "10.2.1.2 fd02:1::2" &&
+		route d 0.0.0.0/0 ::/0 "10.2.6.1 fd02:6::1" &&
+		route rc 10.2.6.0/24 fd02:6::/64 "10.2.2.2 fd02:2::2" "10.2.3.2 fd02:3::2" &&
+		route rd 10.2.1.0/24 fd02:1::/64 "10.2.4.1 fd02:4::1" "10.2.5.1 fd02:5::1" &&
+		route r3 10.2.1.0/24 fd02:1::/64 "10.2.2.1 fd02:2::1" &&
+		route r3 10.2.6.0/24 fd02:6::/64 "10.2.4.2 fd02:4::2" &&
+		route r4 10.2.1.0/24 fd02:1::/64 "10.2.3.1 fd02:3::1" &&
+		route r4 10.2.6.0/24 fd02:6::/64 "10.2.5.2 fd02:5::2"
+}
+
+# Devices on a, b, c and d with $PATHS paths per connection; the module parameter is read
+# when a device is created, so it is put back for later tests.
+devices() {
+	local param=/sys/module/metaroce/parameters/paths old rc=0
+	metaroce_load || return
+	old=$(cat "$param")
+	echo "$PATHS" >"$param"
+	rdma_add metaroce mra a eth0 && rdma_add metaroce mrb b eth0 &&
+		rdma_add metaroce mrc c eth0 && rdma_add metaroce mrd d eth0 || rc=1
+	echo "$old" >"$param"
+	[ "$rc" -eq 0 ] && rdma_wait_active mra && rdma_wait_active mrb &&
+		rdma_wait_active mrc && rdma_wait_active mrd
+}
+
+# Not in a subshell: cleanup must see RDMA_LINKS and NODES.
+if topology_a >/tmp/routing-setup.$$ 2>&1 && topology_b >>/tmp/routing-setup.$$ 2>&1 &&
+   devices >>/tmp/routing-setup.$$ 2>&1; then
+	ktap_ok "both topologies, a device with $PATHS paths on each host"
+else
+	sed 's/^/# /' /tmp/routing-setup.$$
+	ktap_fail "both topologies, a device with $PATHS paths on each host"
+fi
+rm -f /tmp/routing-setup.$$
+
+# stream_start SRC DST ADDR_SRC ADDR_DST SERVER_IP [ARGS...]: ib_write_bw from SRC's device
+# (the client, which writes) to DST's (mrSRC and mrDST, on nodes SRC and DST) with the GIDs of
+# the addresses given; stream_wait waits for both sides.
+STREAM_PIDS=()
+stream_start() {
+	local src=$1 dst=$2 gs gd ip=$5 port
+	gs=$(gid_index "mr$src" "$3") && gd=$(gid_index "mr$dst" "$4") || return
+	shift 5
+	port=$(next_port)
+	on_bg "$dst" timeout 90 ib_write_bw -d "mr$dst" -x "$gd" -p "$port" -F --report_gbits \
+		"$@" >/tmp/routing-dst.$$ 2>&1
+	STREAM_PIDS=($!)
+	wait_listen "$dst" "$port" "${STREAM_PIDS[0]}" || return
+	on_bg "$src" timeout 90 ib_write_bw -d "mr$src" -x "$gs" -p "$port" -F --report_gbits \
+		"$@" "$ip" >/tmp/routing-src.$$ 2>&1
+	STREAM_PIDS+=($!)
+}
+
+stream_wait() {
+	local pid rc=0
+	for pid in "${STREAM_PIDS[@]}"; do
+		wait "$pid" || rc=1
+	done
+	STREAM_PIDS=()
+	if [ "$rc" -ne 0 ]; then
+		sed 's/^/# client: /' /tmp/routing-src.$$
+		sed 's/^/# server: /' /tmp/routing-dst.$$
+	fi
+	rm -f /tmp/routing-src.$$ /tmp/routing-dst.$$
+	return "$rc"
+}
+
+# rises_by FROM N R IF: wait (30 s at most) until router R has sent N packets out of IF
+# since it had sent FROM.
+rises_by() {
+	local from=$1 n=$2 _
+	for _ in $(seq 60); do
+		[ $(($(forwarded "$3" "$4") - from)) -ge "$n" ] && return 0
+		sleep 0.5
+	done
+	echo "# $3 sent $(($(forwarded "$3" "$4") - from)) packets out of $4, not $n" >&2
+	return 1
+}
+
+# A stream that outlives a failure: 600 writes of 64 KiB paced at 0.03 Gb/s by perftest
+# one at a time (10.5 s, whatever the host's speed): still running when the failure comes.
+PACED=(-n 600 --rate_limit_type=SW --rate_limit=0.03 --burst_size=1)
+
+# still_running: the stream's client has not exited yet.
+still_running() {
+	kill -0 "${STREAM_PIDS[1]}" 2>/dev/null && return 0
+	echo "# the stream had ended before the failure" >&2
+	return 1
+}
+
+# route_change ADDR_A ADDR_B: a stream from a to b through r1; both hosts' routes move to r2,
+# then r1 drops everything. A datapath that kept sending on its old route would lose every
+# packet from then on, and the stream would fail.
+route_change() {
+	local f1 f2 rc=0
+	via 1 || return
+	f1=$(forwarded r1 eth1)
+	stream_start a b "$1" "$2" 10.1.2.1 "${PACED[@]}" || { stream_wait; return 1; }
+	rises_by "$f1" 100 r1 eth1 || rc=1
+	f2=$(forwarded r2 eth1)
+	via 2 || rc=1
+	sleep 1
+	blackhole r1 || rc=1
+	still_running || rc=1
+	stream_wait || rc=1
+	mend r1
+	rises_by "$f2" 300 r2 eth1 || rc=1
+	return "$rc"
+}
+ktap_check "IPv4: a stream through r1 moves with the route to r2 and outlives r1" \
+	route_change 10.1.1.1 10.1.2.1
+ktap_check "IPv6: a stream through r1 moves with the route to r2 and outlives r1" \
+	route_change fd01::1 fd02::1
+
+# spine_dies ADDR_C ADDR_D: one connection's paths spread over both spines; then the spine
+# that carried less of it drops everything, and the paths through the other carry the rest
+# of the stream. (The lesser one: when most paths fail at once, the connection does not yet
+# retire them; see Documentation/infiniband/metaroce-status.rst.)
+spine_dies() {
+	local f3 f4 d3 d4 dead live from rc=0
+	f3=$(forwarded r3 eth1)
+	f4=$(forwarded r4 eth1)
+	stream_start c d "$1" "$2" 10.2.6.2 "${PACED[@]}" || { stream_wait; return 1; }
+	rises_by "$f3" 100 r3 eth1 && rises_by "$f4" 100 r4 eth1 || rc=1
+	d3=$(($(forwarded r3 eth1) - f3))
+	d4=$(($(forwarded r4 eth1) - f4))
+	dead=r4 live=r3
+	[ "$d3" -lt "$d4" ] && dead=r3 live=r4
+	echo "# r3 forwarded $d3, r4 $d4 packets; $dead fails" >&2
+	blackhole "$dead" || rc=1
+	from=$(forwarded "$live" eth1)
+	still_running || rc=1
+	stream_wait || rc=1
+	mend "$dead"
+	rises_by "$from" 300 "$live" eth1 || rc=1
+	rdma statistic show link mrc/1 | tr ' ' '\n' | paste - - |
+		grep -E 'retrans|retire|timeout' | sed 's/^/# mrc: /' >&2
+	return "$rc"
+}
+# IPv4 only: the spines hash IPv6 by the same ports, and the transport does not see the
+# family.
+ktap_check "ECMP: a stream spreads over both spines and outlives one" \
+	spine_dies 10.2.1.1 10.2.6.2
+
+ktap_finish
