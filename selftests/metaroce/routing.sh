@@ -64,8 +64,8 @@ wire() {
 		ip -n "$3" addr add "fd02:$5::2/64" dev "$4" nodad
 }
 
-# route NODE DEST NET4 NET6 VIA...: NODE's route to NET4/24 and NET6/64 through the routers
-# whose addresses end in VIA (one or more, for ECMP) on the nets given as "4PREFIX 6PREFIX".
+# route NODE NET4 NET6 HOP...: NODE's routes to NET4 and NET6 through each HOP, given as
+# "IPV4-GATEWAY IPV6-GATEWAY" (several hops: an ECMP route).
 route() {
 	local node=$1 net4=$2 net6=$3 hop v4=() v6=()
 	shift 3
