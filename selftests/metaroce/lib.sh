@@ -190,9 +190,19 @@ rdma_add() {
 	RDMA_LINKS+=("$node:$name")
 }
 
+# use_build_provider: unless the provider is installed (/etc/libibverbs.d, as the VM harness
+# and make install arrange), point libibverbs at this tree's build of it.
+METAROCE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+use_build_provider() {
+	if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
+	   [ -e "$METAROCE_TOP/build/lib/libmetaroce-rdmav34.so" ]; then
+		export RDMAV_DRIVERS=$METAROCE_TOP/build/lib/libmetaroce
+	fi
+}
+
 # This tree's module build for the running kernel: what metaroce_load inserts where the
 # module is not installed (tools/testing/vm/run installs it). METAROCE_KO overrides it.
-METAROCE_KOBJ=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
+METAROCE_KOBJ=$METAROCE_TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
 metaroce_load() {
 	if modinfo metaroce >/dev/null 2>&1; then
 		modprobe metaroce

@@ -40,10 +40,7 @@ LOOPS=200
 # (a 4096-entry CQ is 256 KiB) would be far more.
 SLACK_KB=2048
 
-if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
-   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
-	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
-fi
+use_build_provider
 
 trap 'exec 3>&-; cleanup; ip link del v0 2>/dev/null; rm -rf "$WORK"; rmmod metaroce_verbs_test 2>/dev/null; modprobe -r metaroce 2>/dev/null' EXIT
 

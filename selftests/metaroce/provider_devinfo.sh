@@ -19,7 +19,6 @@
 . "$(dirname "$0")/lib.sh"
 require_vm
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
 DEV=mr0
 NETDEV=v0
 PEER=v1
@@ -32,10 +31,7 @@ esac
 
 trap 'cleanup; ip link del "$NETDEV" 2>/dev/null' EXIT
 
-if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
-   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
-	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
-fi
+use_build_provider
 
 ktap_plan 10
 

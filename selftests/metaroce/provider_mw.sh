@@ -20,10 +20,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/metaroce/lib.sh"
 require_vm
 
-if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
-   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
-	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
-fi
+use_build_provider
 
 WORK=$(mktemp -d)
 HELPER=$WORK/provider_mw

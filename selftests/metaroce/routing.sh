@@ -28,10 +28,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/metaroce/lib.sh"
 require_vm
 
-if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
-   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
-	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
-fi
+use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header

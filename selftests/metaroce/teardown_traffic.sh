@@ -19,10 +19,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/metaroce/lib.sh"
 require_vm
 
-if [ ! -e /etc/libibverbs.d/metaroce.driver ] &&
-   [ -e "$TOP/build/lib/libmetaroce-rdmav34.so" ]; then
-	export RDMAV_DRIVERS=$TOP/build/lib/libmetaroce
-fi
+use_build_provider
 TEST_KO=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce/tests/metaroce_rc_test.ko
 PIDS=()
 
