@@ -4,7 +4,7 @@
  *
  *   metaroce-sim bench [seed]
  *   metaroce-sim run one|a2a|incast|ring metaroce|gbn [loss=PCT] [burst=PKTS] [jitter=NS]
- *                [dup=PCT] [dead=PLANE] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]
+ *                [dup=PCT] [dead=PLANE [ndead=N]] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +171,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: metaroce-sim bench [seed]\n"
 		"       metaroce-sim run one|a2a|incast|ring metaroce|gbn [loss=PCT] [burst=PKTS]"
-		" [jitter=NS] [dup=PCT] [dead=PLANE] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]\n");
+		" [jitter=NS] [dup=PCT] [dead=PLANE [ndead=N]] [seed=N] [hosts=N] [nmsg=N] [len=BYTES]\n");
 	return 2;
 }
 
@@ -218,6 +218,8 @@ int main(int argc, char **argv)
 			sp.dup_pct = atof(argv[i] + 4);
 		else if (!strncmp(argv[i], "dead=", 5))
 			sp.dead_plane = atoi(argv[i] + 5);
+		else if (!strncmp(argv[i], "ndead=", 6))
+			sp.dead_planes = (uint32_t)atoi(argv[i] + 6);
 		else if (!strncmp(argv[i], "seed=", 5))
 			sp.seed = strtoull(argv[i] + 5, NULL, 0);
 		else if (!strncmp(argv[i], "hosts=", 6))
@@ -230,12 +232,14 @@ int main(int argc, char **argv)
 			return usage();
 	}
 	if (sp.loss_pct < 0 || sp.loss_pct >= 100 || sp.dup_pct < 0 || sp.dup_pct > 100 ||
-	    sp.hosts < 2 || sp.hosts > 4096 || !sp.nmsg || !sp.msg_len || sp.dead_plane > 3)
+	    sp.hosts < 2 || sp.hosts > 4096 || !sp.nmsg || !sp.msg_len || sp.dead_plane > 3 ||
+	    sp.dead_planes < 1 || sp.dead_planes > 4)
 		return usage();
 	sim_spec_run(&sp, &r);
-	snprintf(f, sizeof(f), "loss=%g burst=%u jitter_ns=%llu dup=%g dead_plane=%d",
+	snprintf(f, sizeof(f),
+		 "loss=%g burst=%u jitter_ns=%llu dup=%g dead_plane=%d dead_planes=%u",
 		 sp.loss_pct, sp.burst, (unsigned long long)sp.jitter_ns, sp.dup_pct,
-		 sp.dead_plane);
+		 sp.dead_plane, sp.dead_plane < 0 ? 0 : sp.dead_planes);
 	sim_print(stdout, argv[2], &sp, f, &r, 0);
 	return r.verified ? 0 : 1;
 }

@@ -107,8 +107,9 @@ void sim_net_build(struct sim *s, const struct sim_fabric_cfg *c)
 			port_init(&n->port[j], leaf0 + j, up, c->prop_ns, c->buf_bytes,
 				  c->ecn_bytes);
 	}
-	if (c->dead_spine >= 0)
-		sim_schedule(s, c->dead_at, SIM_EV_FAIL, (uint32_t)c->dead_spine, 0, NULL);
+	for (i = 0; c->dead_spine >= 0 && i < (c->dead_spines ? c->dead_spines : 1); i++)
+		sim_schedule(s, c->dead_at, SIM_EV_FAIL,
+			     ((uint32_t)c->dead_spine + i) % c->spines, 0, NULL);
 }
 
 void sim_net_free(struct sim *s)

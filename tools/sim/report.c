@@ -13,6 +13,7 @@ void sim_spec_default(struct sim_spec *sp, enum sim_test test, enum sim_proto pr
 		.proto = proto,
 		.seed = 1,
 		.dead_plane = -1,
+		.dead_planes = 1,
 		.dead_at_ns = 100 * SIM_US,
 		.hosts = 64,
 		/* one flow: 64 MiB in 256 KiB WRITEs; all-to-all: 64 KiB per pair; ring: 64 KiB
@@ -33,6 +34,7 @@ void sim_spec_run(const struct sim_spec *sp, struct sim_result *r)
 	c.fab.jitter_ns = sp->jitter_ns;
 	c.fab.dup_ppm = (uint32_t)(sp->dup_pct * 10000 + 0.5);
 	c.fab.dead_spine = sp->dead_plane;
+	c.fab.dead_spines = sp->dead_planes;
 	c.fab.dead_at = sp->dead_at_ns;
 	switch (sp->test) {
 	case SIM_T_ONE:

@@ -17,6 +17,7 @@ struct sim_spec {
 	uint64_t	jitter_ns;
 	double		dup_pct;
 	int		dead_plane;	/* -1: none */
+	uint32_t	dead_planes;	/* how many fail together, from dead_plane on */
 	uint64_t	dead_at_ns;
 	uint32_t	hosts;		/* all-to-all, incast, ring */
 	uint32_t	nmsg;		/* one flow */

@@ -109,6 +109,7 @@ struct sim_fabric_cfg {
 	uint64_t	jitter_ns;	/* reordering: uniform extra delay */
 	uint32_t	dup_ppm;	/* duplication */
 	int32_t		dead_spine;	/* -1: none */
+	uint32_t	dead_spines;	/* how many fail, from dead_spine on; 0 counts as 1 */
 	uint64_t	dead_at;
 };
 
