@@ -644,6 +644,34 @@ static void test_dead_path_is_retired(void **state)
 	world_free(&w);
 }
 
+/*
+ * Most paths fail at once, both ways (a plane of two, or three of four, gone): twelve of
+ * sixteen are dead from the start. Every connection must complete, whatever the seed: an
+ * RTO sends the oldest packet on several paths, and a receiver that sees a retransmission
+ * it had acknowledged, or a probe, answers on every path in turn.
+ */
+static void test_most_paths_dead_completes(void **state)
+{
+	static struct world w;
+	u32 seed, i;
+
+	(void)state;
+	for (seed = 1; seed <= 10; seed++) {
+		world_init(&w, seed, 1, 16, 40);
+		for (i = 0; i < 12; i++)
+			w.path[i].dead_from = 1;
+		run(&w, 10 * 1000 * 1000 * US);
+		if (w.completed != 40 || w.errors)
+			print_message("# seed %u: %u completed, %u errors, %llu RTOs\n", seed,
+				      w.completed, w.errors,
+				      (unsigned long long)w.c[0]->tx.stat_rto);
+		assert_int_equal(w.completed, 40);
+		assert_int_equal(w.errors, 0);
+		check_events(w.c[0], &evlog[0]);
+		world_free(&w);
+	}
+}
+
 static void test_all_paths_dead_fails_with_retry_exceeded(void **state)
 {
 	static struct world w;
@@ -1392,6 +1420,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_random_loss_and_jitter),
 	cmocka_unit_test(test_random_loss_keeps_window),
 	cmocka_unit_test(test_dead_path_is_retired),
+	cmocka_unit_test(test_most_paths_dead_completes),
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
 	cmocka_unit_test(test_failure_waits_for_the_verbs_timeout),
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),

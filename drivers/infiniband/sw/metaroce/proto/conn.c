@@ -248,8 +248,13 @@ static void mr_conn_fill_out(const struct mr_sendmsg *m, u32 moff, struct mr_tx_
 	}
 }
 
-/* Fill out for a retransmission (or probe) of psn; false if it is no longer outstanding. */
-static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struct mr_tx_pkt *out)
+/*
+ * Fill out for a retransmission (or probe) of psn; false if it is no longer outstanding.
+ * spread: on the path a new packet would take rather than the healthiest other one, so
+ * that copies sent one after another take different paths.
+ */
+static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool spread,
+			   struct mr_tx_pkt *out)
 {
 	const struct mr_txpkt *p = mr_txwin_pkt(&c->tx, psn);
 	const struct mr_sendmsg *m;
@@ -260,8 +265,9 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, struc
 		return false;
 	cause = p->state == MR_TXP_LOST ? p->lost_cause : MR_RETX_PROBE;
 	m = mr_conn_msg(c, p->msg);
-	/* Another path than the one that lost it, preferably a healthy one. */
-	path = mr_paths_pick_retx(&c->paths, now, p->path);
+	/* Another path than the one that lost it, preferably a healthy one; or the next. */
+	path = spread ? mr_paths_pick(&c->paths, now) :
+			mr_paths_pick_retx(&c->paths, now, p->path);
 	mr_txwin_retransmit(&c->tx, now, psn, path);
 	c->paths.p[path].stat_retx++;
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
@@ -362,14 +368,26 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 
 	if (c->probe_pending) {
 		c->probe_pending = false;
-		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, out);
+		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, false, out);
 		if (sent)
 			c->stats.tx_probes++;
 	}
 	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn)) {
-		sent = mr_conn_resend(c, now, psn, 0, out);
+		sent = mr_conn_resend(c, now, psn, 0, false, out);
 		if (sent)
 			c->stats.tx_retx++;
+	}
+	/*
+	 * After an RTO the oldest packet, resent above, goes out again on the paths new
+	 * packets would take: when most paths have failed, one copy at a time on the
+	 * healthiest-looking path (all look alike before any is retired) can meet a failed
+	 * one RTO after RTO until the retries run out.
+	 */
+	while (!sent && c->rto_copies) {
+		c->rto_copies--;
+		sent = mr_conn_resend(c, now, c->tx.una, MR_F_AR, true, out);
+		if (sent)
+			c->stats.tx_probes++;
 	}
 	if (!sent && c->tx.in_flight < wnd && mr_conn_has_new(c))
 		sent = mr_conn_new(c, now, mr_conn_has_resp(c), out);
@@ -641,6 +659,23 @@ static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pk
 	c->echo_arrival_ns = now;
 }
 
+/*
+ * The sender did not hear us: a packet we had acknowledged came again, or a probe or an
+ * RTO's copy came. Our ACKs may have met failed paths (our paths for ACKs are not the
+ * sender's for data, and we learn nothing about them). ACK now, and on every path in
+ * turn, at most once per shortest RTO: when most paths fail at once, one ACK on the next
+ * path in turn is likely lost too, and each lost answer costs the sender an RTO.
+ */
+static void mr_conn_ack_spread(struct mr_conn *c, u64 now)
+{
+	c->ack_now = true;
+	if (c->cfg.n_paths < 2 || c->ack_copies ||
+	    (c->ack_spread_ns && now - c->ack_spread_ns < MR_RTO_MIN_NS))
+		return;
+	c->ack_copies = c->cfg.n_paths - 1;
+	c->ack_spread_ns = now;
+}
+
 /* Does a data packet's MR_F_DISN agree with how our receive direction started? */
 static bool mr_conn_disn_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 {
@@ -750,12 +785,12 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 	case MR_RX_STALE:
 		c->stats.rx_stale++;
 		mr_conn_rx_count(c, now, pkt, ce);
-		c->ack_now = true;	/* our ACK may have been lost */
+		mr_conn_ack_spread(c, now);	/* our ACK may have been lost */
 		return MR_RXC_DUP;
 	case MR_RX_DUP:
 		c->stats.rx_dup++;
 		mr_conn_rx_count(c, now, pkt, ce);
-		c->ack_now = true;
+		mr_conn_ack_spread(c, now);
 		return MR_RXC_DUP;
 	case MR_RX_BEYOND:
 		c->stats.rx_beyond++;
@@ -889,6 +924,11 @@ static void mr_conn_rx_ack_sched(struct mr_conn *c, u64 now, const struct mr_pkt
 	if (c->cfg.uc)
 		mr_uc_hole_clock(c, now);
 
+	/* A probe or an RTO's copy: the sender has been waiting; make sure it hears. */
+	if ((pkt->flags & (MR_F_AR | MR_F_RETX)) == (MR_F_AR | MR_F_RETX)) {
+		mr_conn_ack_spread(c, now);
+		return;
+	}
 	/* ACK at once when the sender needs news: marks, holes, ends of messages. */
 	if ((pkt->flags & MR_F_AR) || ce || pkt->psn != old_cack || adv > 1 ||
 	    mr_rxwin_ooo(&c->rx)) {
@@ -983,6 +1023,10 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	c->ack_due_ns = 0;
 	c->unacked = 0;
 	c->stats.acks_sent++;
+	if (c->ack_copies) {
+		c->ack_copies--;
+		c->ack_now = true;
+	}
 }
 
 static u64 mr_conn_pto(const struct mr_conn *c)
@@ -1010,7 +1054,7 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 		d = min_t(u64, d, c->ack_due_ns);
 	if (c->cfg.uc)
 		d = min_t(u64, d, mr_uc_deadline(c));
-	if (c->probe_pending ||
+	if (c->probe_pending || c->rto_copies ||
 	    (c->tx.in_flight < wnd && (c->tx.nlost || mr_conn_has_new(c))))
 		d = min_t(u64, d, c->next_tx_ns);
 	return d;
@@ -1036,6 +1080,8 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 	case MR_TMR_RTO:
 		mr_cc_on_rto(&c->cc, c->tx.retries == 1);
 		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
+		if (!c->cfg.uc)
+			c->rto_copies = min_t(u8, MR_RTO_COPIES, c->cfg.n_paths) - 1;
 		break;
 	case MR_TMR_FAILED:
 		mr_conn_fail(c, MR_WC_RETRY_EXC);

@@ -257,6 +257,7 @@ struct mr_conn {
 	u64	next_tx_ns;	/* pacing and RNR back-off */
 	u32	probe_psn;
 	bool	probe_pending;
+	u8	rto_copies;	/* copies of the oldest packet still to send after an RTO */
 	u8	rnr_retries;
 	u8	rd_out;		/* our READs sent and not fully answered */
 	u8	rsp_out;	/* peer's READs accepted and not fully answered */
@@ -281,6 +282,8 @@ struct mr_conn {
 	u32	share_epoch;	/* our marker in cfg.share */
 	u8	deliver_rr;
 	u8	ack_rr;		/* path of the next ACK */
+	u8	ack_copies;	/* the next ACKs repeat on the following paths */
+	u64	ack_spread_ns;	/* when ACKs last went out on every path */
 	u8	rx_mode;	/* enum mr_rx_mode */
 	/* UC receiver (uc.c) */
 	u32	uc_skip;	/* RMSNs that consumed no receive WQE (lost messages) */

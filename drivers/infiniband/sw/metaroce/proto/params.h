@@ -26,6 +26,7 @@
 #define MR_RTO_INIT_NS		(1 * MR_NSEC_PER_MSEC)
 #define MR_RTO_SPURIOUS_MAX	4	/* RTO floor shift after spurious timeouts */
 #define MR_RTO_CALM_PKTS	4096	/* packets acked without one to lower it */
+#define MR_RTO_COPIES		4	/* the oldest packet, on this many paths after an RTO */
 /* UC receiver: a hole older than this is lost (its packet is never resent). */
 #define MR_UC_HOLE_NS		(8 * MR_NSEC_PER_MSEC)
 
