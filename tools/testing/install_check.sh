@@ -7,7 +7,7 @@
 # TAP output; run by tools/testing/run-tests on the host.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit
 CACHE=${METAROCE_CACHE:-/var/cache/metaroce}
 . "$CACHE/kernels.env"
 multiarch=$(cc -print-multiarch)
