@@ -22,8 +22,7 @@ require_vm
 
 use_build_provider
 
-KOBJ=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
-TEST_KO=$KOBJ/tests/metaroce_rc_test.ko
+TEST_KO=$METAROCE_KOBJ/tests/metaroce_rc_test.ko
 TRACING=/sys/kernel/tracing
 QPS=/sys/kernel/debug/metaroce/mr_a/qps
 

@@ -34,7 +34,7 @@ DEV=mr0
 ADDR=10.9.8.1
 HELPER_CHECKS=29
 EVENT_CHECKS=6
-TEST_KO=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce/tests/metaroce_verbs_test.ko
+TEST_KO=$METAROCE_KOBJ/tests/metaroce_verbs_test.ko
 LOOPS=200
 # VmallocUsed may move a little for reasons of its own; a leak of the rings of 200 rounds
 # (a 4096-entry CQ is 256 KiB) would be far more.

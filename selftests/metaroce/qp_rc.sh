@@ -21,9 +21,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/selftests/metaroce/lib.sh"
 require_vm
 
-KOBJ=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce
-TEST_KO=${METAROCE_RC_TEST_KO:-$KOBJ/tests/metaroce_rc_test.ko}
-CM_KO=$KOBJ/tests/metaroce_cm_test.ko
+TEST_KO=${METAROCE_RC_TEST_KO:-$METAROCE_KOBJ/tests/metaroce_rc_test.ko}
+CM_KO=$METAROCE_KOBJ/tests/metaroce_cm_test.ko
 
 # rc_test NAME [KO] ARGS...: load a test module once, print its TAP lines as diagnostics
 # and make them one point: all of its tests passed.

@@ -20,7 +20,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 require_vm
 
 use_build_provider
-TEST_KO=$TOP/build/kmod/$(uname -r)/drivers/infiniband/sw/metaroce/tests/metaroce_rc_test.ko
+TEST_KO=$METAROCE_KOBJ/tests/metaroce_rc_test.ko
 PIDS=()
 
 dev_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
