@@ -26,7 +26,7 @@ point() {
 	fi
 }
 
-jobs=$(nproc)
+cores=$(nproc)
 
 # A fresh object tree, so that every file is compiled (and its warnings seen) again. No
 # KCFLAGS=-Werror: it would change every object's command line, and the next plain build
@@ -34,7 +34,7 @@ jobs=$(nproc)
 build() {
 	local kver=$1 log
 	rm -rf "build/kmod/$kver/drivers"
-	log=$(make -s -j"$jobs" module KDIR="/lib/modules/$kver/build" 2>&1)
+	log=$(make -s -j"$cores" module KDIR="/lib/modules/$kver/build" 2>&1)
 	report $? "$log"
 }
 
@@ -64,7 +64,7 @@ sparse "$K612"; point $? "sparse finds nothing (C=2, $K612)"
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 for i in "${!files[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+	while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do wait -n; done
 	("$checkpatch" --strict --no-tree --quiet --show-types -f "${files[$i]}" >"$results/$i.out" 2>&1
 	 echo $? >"$results/$i.rc") &
 done
