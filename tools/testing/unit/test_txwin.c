@@ -123,6 +123,42 @@ static void test_ack_validation(void **state)
 	assert_int_equal(w.in_flight, 0);
 }
 
+/* SACK bits beyond the first word of the bitmap: the word-wise walks. */
+static void test_ack_sack_words(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	u32 psns[3];
+	u32 i;
+
+	(void)state;
+	mr_txwin_init(&w, 100, 7);
+	for (i = 0; i < 200; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	/* PSN 300 (bit 200, third word) was never sent */
+	psns[0] = 170;
+	psns[1] = 300;
+	ack_list(100, psns, 2, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), -EINVAL);
+	assert_int_equal(w.in_flight, 200);
+	/* bits 63, 64 and 199: the last bit of a word, the first of the next, nxt - 1 */
+	psns[0] = 163;
+	psns[1] = 164;
+	psns[2] = 299;
+	ack_list(100, psns, 3, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 3);
+	assert_int_equal(w.una, 100);
+	assert_int_equal(w.in_flight, 197);
+	/* cumulative to 165: 63 more, PSNs 163 and 164 not counted twice */
+	ack_list(165, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, 1, &a, NULL, NULL, &r), 0);
+	assert_int_equal(r.newly_acked, 63);
+	assert_int_equal(w.una, 165);
+	assert_int_equal(w.in_flight, 134);
+}
+
 static void test_dup_and_old_acks(void **state)
 {
 	struct mr_txwin w;
@@ -750,6 +786,7 @@ static void test_rto_backoff_and_retry_limit(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_window_cap),
 	cmocka_unit_test(test_ack_validation),
+	cmocka_unit_test(test_ack_sack_words),
 	cmocka_unit_test(test_dup_and_old_acks),
 	cmocka_unit_test(test_spraying_without_loss_is_not_loss),
 	cmocka_unit_test(test_spraying_with_loss_finds_exactly_the_losses),

@@ -117,23 +117,26 @@ bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn)
 	return false;
 }
 
-static bool mr_sack_bit(const u64 *sack, u32 i)
-{
-	return sack[i / 64] & BIT_ULL(i % 64);
-}
-
-/* Every PSN the ACK acknowledges must have been sent. */
+/*
+ * Every PSN the ACK acknowledges must have been sent: no bit from nxt - cack
+ * on. Word by word, as the selective part below: an ACK comes per message.
+ */
 static bool mr_txwin_ack_valid(const struct mr_txwin *w, const struct mr_pkt_ack *ack)
 {
-	u32 i, limit;
+	u32 i, base, limit;
+	u64 unsent;
 
 	if (mr_seq_after(ack->cack, w->nxt))
 		return false;
-	/* Bits from nxt - cack onwards name PSNs not sent yet. */
 	limit = w->nxt - ack->cack;
-	for (i = limit; i < MR_SACK_BITS; i++)
-		if (mr_sack_bit(ack->sack, i))
+	for (i = 0; i < MR_SACK_WORDS; i++) {
+		base = i * 64;
+		if (limit >= base + 64)
+			continue;
+		unsent = limit > base ? ~0ULL << (limit - base) : ~0ULL;
+		if (ack->sack[i] & unsent)
 			return false;
+	}
 	return true;
 }
 
@@ -253,13 +256,20 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 	for (psn = w->una; mr_seq_before(psn, ack->cack); psn++)
 		mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
 
-	/* Selective part; an old ACK (cack before una) still contributes its bits. */
-	for (i = 1; i < MR_SACK_BITS; i++) {
-		psn = ack->cack + i;
-		if (!mr_sack_bit(ack->sack, i))
-			continue;
-		if (mr_seq_in(psn, w->una, w->nxt - w->una))
-			mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
+	/*
+	 * Selective part, set bits only, in PSN order. Bit 0 would be cack
+	 * itself, which the receiver lacks by definition: ignored. An old ACK
+	 * (cack before una) still contributes its bits.
+	 */
+	for (i = 0; i < MR_SACK_WORDS; i++) {
+		u64 bits = ack->sack[i] & (i ? ~0ULL : ~1ULL);
+
+		while (bits) {
+			psn = ack->cack + i * 64 + __ffs64(bits);
+			bits &= bits - 1;
+			if (mr_seq_in(psn, w->una, w->nxt - w->una))
+				mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
+		}
 	}
 
 	if (res->spurious_rto)
