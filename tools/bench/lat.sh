@@ -30,7 +30,8 @@ setup_side_by_side "$drivers"
 for _ in $(seq "$repeat"); do
 	for size in $sizes; do
 		for loss in $losses; do
-			impair "$loss"
+			# the plain link without loss: the latency of the link, no qdisc
+			if [ "$loss" = 0 ]; then impair off; else impair "$loss"; fi
 			for drv in "${READY[@]}"; do
 				bench_use "$drv"
 				if ! row=$(lat_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" \
@@ -45,7 +46,7 @@ for _ in $(seq "$repeat"); do
 		done
 	done
 done
-impair 0
+impair off
 
 # field N ROWS: column N of every row
 field() {

@@ -11,6 +11,9 @@
 # $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line, never
 # given made-up figures.
 #
+# Every point runs through a netem qdisc, the lossless ones at 0%: what a point keeps is
+# what its loss costs, not what the qdisc costs on the emulated CPUs (setup.sh, impair).
+#
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"),
 # BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per run, 4), BENCH_ITERS (messages
 # per run instead of a duration), BENCH_REPEAT (runs per point, 3), BENCH_CSV (the CSV file).
@@ -42,7 +45,7 @@ check_repeat "$repeat"
 
 echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
 echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
-	"drivers and loss rates interleaved, netem loss both ways"
+	"drivers and loss rates interleaved, netem loss both ways (0% included)"
 
 declare -A runs
 setup_side_by_side "$drivers"
@@ -72,7 +75,7 @@ for _ in $(seq "$repeat"); do
 		done
 	done
 done
-impair 0
+impair off
 
 for drv in "${READY[@]}"; do
 	for size in $sizes; do

@@ -71,7 +71,7 @@ trace_runs() {
 }
 
 "setup_$drv" || { echo "# $drv: cannot set up two devices"; exit 1; }
-impair "$loss"
+[ "$loss" = 0 ] || impair "$loss"
 echo 0 >/proc/sys/kernel/kptr_restrict
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
@@ -106,4 +106,4 @@ fi
 for f in /sys/kernel/debug/metaroce/*/counters; do
 	[ -e "$f" ] && { echo "# $f"; grep -v '	0$' "$f" | sed 's/^/# /'; }
 done
-impair 0
+impair off

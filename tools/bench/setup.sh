@@ -38,10 +38,14 @@ setup_metaroce() {
 	IP=10.0.2.2 EXTRA=() IMPAIR=(m1:eth1 m2:eth2)
 }
 
+# impair PCT: netem loss of PCT percent on every link in IMPAIR (both directions), 0
+# included: the qdisc costs CPU of its own (a 64 KiB ib_write_bw lost 12-15% of its rate to
+# netem at 0% on the 2-vCPU VM, testing.rst "A seventh session"), so a benchmark whose points
+# all have it compares loss rates, not qdisc or none. impair off: the plain link again.
 impair() {
 	local l
 	for l in "${IMPAIR[@]}"; do
-		if [ "$1" = 0 ]; then
+		if [ "$1" = off ]; then
 			on "${l%%:*}" tc qdisc del dev "${l#*:}" root 2>/dev/null
 		else
 			netem "${l%%:*}" "${l#*:}" loss "$1%"
