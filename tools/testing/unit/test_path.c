@@ -277,6 +277,45 @@ static void test_random_loss_retires_no_path(void **state)
 }
 
 /*
+ * Random loss with rare echoes, as from a receiver that answers a batch of packets with
+ * one ACK (one echo, of one path): between two echoes of a path it can lose more than
+ * MR_PATH_FAIL_LOSSES packets, yet it is not clearly worse than the others and stays up.
+ * A path that delivers nothing still goes.
+ */
+static void test_random_loss_rare_echoes_retires_no_path(void **state)
+{
+	struct mr_paths ps;
+	u32 i, k, n;
+
+	(void)state;
+	mr_paths_init(&ps, 8);
+	for (i = 0; i < 4000; i++) {
+		for (k = 0; k < 8; k++) {
+			if ((i * 7 + k * 13) % 37 == 0)
+				mr_paths_on_loss(&ps, 0, k);
+			else
+				mr_paths_on_acked(&ps, k, 0);
+		}
+		if (i % 32 == 0)
+			mr_paths_on_echo(&ps, (i / 32) % 8, 10 * US, false);
+	}
+	assert_int_equal(ps.stat_retired, 0);
+	assert_int_equal(mr_paths_up(&ps), 8);
+	/* path 5 stops delivering: its losses are consecutive now, and it goes */
+	for (n = 0; n < 100 && ps.p[5].up; n++) {
+		for (k = 0; k < 8; k++) {
+			if (k == 5)
+				mr_paths_on_loss(&ps, 0, k);
+			else
+				mr_paths_on_acked(&ps, k, 0);
+		}
+	}
+	assert_false(ps.p[5].up);
+	assert_true(n <= 2 * MR_PATH_FAIL_LOSSES);
+	assert_int_equal(mr_paths_up(&ps), 7);
+}
+
+/*
  * An RTO that hit most paths retires only the clearly worse of them; one that spared
  * most paths retires those it hit.
  */
@@ -435,6 +474,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_probe_acked_without_echo_revives),
 	cmocka_unit_test(test_shared_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_retires_no_path),
+	cmocka_unit_test(test_random_loss_rare_echoes_retires_no_path),
 	cmocka_unit_test(test_rto_retires_only_worse_paths),
 	cmocka_unit_test(test_probe_backoff_is_capped),
 	cmocka_unit_test(test_all_paths_down_round_robin),
