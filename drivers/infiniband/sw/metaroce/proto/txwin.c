@@ -258,8 +258,9 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 
 	/*
 	 * Selective part, set bits only, in PSN order. Bit 0 would be cack
-	 * itself, which the receiver lacks by definition: ignored. An old ACK
-	 * (cack before una) still contributes its bits.
+	 * itself, which the receiver lacks by definition: mr_pkt_decode()
+	 * refuses such an ACK, and a caller that skips it gets the bit
+	 * ignored. An old ACK (cack before una) still contributes its bits.
 	 */
 	for (i = 0; i < MR_SACK_WORDS; i++) {
 		u64 bits = ack->sack[i] & (i ? ~0ULL : ~1ULL);
