@@ -19,6 +19,7 @@ void sim_spec_default(struct sim_spec *sp, enum sim_test test, enum sim_proto pr
 		/* one flow: 64 MiB in 256 KiB WRITEs; all-to-all: 64 KiB per pair; ring: 64 KiB
 		 * chunks */
 		.nmsg = 256,
+		.depth = 16,
 		.msg_len = test == SIM_T_ONE ? 256 << 10 : 64 << 10,
 	};
 }
@@ -38,7 +39,7 @@ void sim_spec_run(const struct sim_spec *sp, struct sim_result *r)
 	c.fab.dead_at = sp->dead_at_ns;
 	switch (sp->test) {
 	case SIM_T_ONE:
-		sim_wl_one_flow(&s, &c, sp->nmsg, sp->msg_len);
+		sim_wl_one_flow(&s, &c, sp->nmsg, sp->msg_len, sp->depth);
 		break;
 	case SIM_T_A2A:
 		sim_wl_all_to_all(&s, &c, sp->hosts, sp->msg_len);

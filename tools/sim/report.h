@@ -21,6 +21,7 @@ struct sim_spec {
 	uint64_t	dead_at_ns;
 	uint32_t	hosts;		/* all-to-all, incast, ring */
 	uint32_t	nmsg;		/* one flow */
+	uint32_t	depth;		/* one flow: WRITEs outstanding, at most */
 	uint32_t	msg_len;
 };
 

@@ -30,14 +30,15 @@ void sim_wl_cfg(struct sim_cfg *c, enum sim_proto proto, uint64_t seed)
 	};
 }
 
-void sim_wl_one_flow(struct sim *s, struct sim_cfg *c, uint32_t nmsg, uint32_t msg_len)
+void sim_wl_one_flow(struct sim *s, struct sim_cfg *c, uint32_t nmsg, uint32_t msg_len,
+		     uint32_t depth)
 {
 	/* two leaves of one host each, four planes: each spine link carries a quarter */
 	c->fab.hosts = 2;
 	c->fab.hosts_per_leaf = 1;
 	c->fab.spines = 4;
 	sim_init(s, c);
-	sim_add_flow(s, 0, 1, nmsg, msg_len, 16);
+	sim_add_flow(s, 0, 1, nmsg, msg_len, depth);
 }
 
 void sim_wl_all_to_all(struct sim *s, struct sim_cfg *c, uint32_t hosts, uint32_t msg_len)
