@@ -64,7 +64,7 @@ static u64 send_until_rto(struct mr_txwin *w, u32 n, struct lost_log *lost)
 	rto = mr_txwin_rto(w, 200 * US, 0);
 	for (i = 0; i < n; i++)
 		mr_txwin_send(w, 0, 0, 0, 0, 100);
-	assert_int_equal(fire(w, rto, U64_MAX / 4, rto, lost, &psn), MR_TMR_RTO);
+	assert_int_equal(fire(w, rto, MR_PTO_NONE, rto, lost, &psn), MR_TMR_RTO);
 	return rto;
 }
 
@@ -606,6 +606,41 @@ static void test_tail_loss_probe_then_rto(void **state)
  * original that the RTO declared lost proves the timeout spurious, once per episode;
  * each raises the RTO floor, which calm lowers again.
  */
+/* A timeout that would come before the probe is a probe first (RFC 8985). */
+static void test_probe_before_first_rto(void **state)
+{
+	struct mr_txwin w;
+	struct lost_log lost = { 0 };
+	u64 pto = mr_txwin_pto(1000 * US), rto;
+	u32 probe = 0;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	rto = mr_txwin_rto(&w, 1000 * US, 100 * US);	/* 1.4 ms, before the 2 ms PTO */
+	assert_true(rto < pto);
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);
+	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_TLP);
+	assert_int_equal(probe, 1);
+	assert_int_equal(lost.n, 0);
+	assert_int_equal(w.stat_rto, 0);
+	mr_txwin_retransmit(&w, rto, probe, 1);
+	/* the timeout restarts from the probe; a second expiry is the timeout */
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), 2 * rto);
+	assert_int_equal(fire(&w, 2 * rto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, 2 * rto, pto, rto, &lost, &probe), MR_TMR_RTO);
+	assert_int_equal(lost.n, 2);
+	assert_int_equal(w.stat_tlp, 1);
+
+	/* without an RTT sample there is no probe: the first expiry is the timeout */
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);
+	assert_int_equal(fire(&w, MR_RTO_INIT_NS, MR_PTO_NONE, MR_RTO_INIT_NS, &lost, &probe),
+			 MR_TMR_RTO);
+	assert_int_equal(w.stat_tlp, 0);
+}
+
 static void test_spurious_rto(void **state)
 {
 	struct lost_log lost = { 0 };
@@ -643,7 +678,7 @@ static void test_spurious_rto(void **state)
 	for (i = 0; i < 2; i++)
 		mr_txwin_send(&w, now, 0, 0, 0, 100);		/* PSN 4, 5 */
 	rto = mr_txwin_rto(&w, 200 * US, 0);
-	assert_int_equal(fire(&w, now + rto, U64_MAX / 4, rto, &lost, &psn), MR_TMR_RTO);
+	assert_int_equal(fire(&w, now + rto, MR_PTO_NONE, rto, &lost, &psn), MR_TMR_RTO);
 	while (mr_txwin_next_lost(&w, &psn))
 		mr_txwin_retransmit(&w, now + rto, psn, 1);
 	psn = 5;
@@ -756,7 +791,7 @@ static void test_rto_backoff_and_retry_limit(void **state)
 		rto = mr_txwin_rto(&w, 200 * US, 0);
 		assert_int_equal(rto, (200 * US) << i);
 		now += rto;
-		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
+		assert_int_equal(fire(&w, now, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_RTO);
 		assert_int_equal(w.retries, i + 1);
 		/* retransmit everything, as the connection would */
 		while (mr_txwin_next_lost(&w, &probe))
@@ -771,12 +806,12 @@ static void test_rto_backoff_and_retry_limit(void **state)
 	for (i = 0; i < 3; i++) {
 		rto = mr_txwin_rto(&w, 200 * US, 0);
 		now += rto;
-		assert_int_equal(fire(&w, now - 1, U64_MAX / 4, rto, &lost, &probe), MR_TMR_NONE);
-		assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_RTO);
+		assert_int_equal(fire(&w, now - 1, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_NONE);
+		assert_int_equal(fire(&w, now, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_RTO);
 	}
 	rto = mr_txwin_rto(&w, 200 * US, 0);
 	now += rto;
-	assert_int_equal(fire(&w, now, U64_MAX / 4, rto, &lost, &probe), MR_TMR_FAILED);
+	assert_int_equal(fire(&w, now, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_FAILED);
 
 	/* the RTO never exceeds its maximum */
 	w.backoff = 16;
@@ -797,6 +832,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_spurious_retransmission_counted),
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),
+	cmocka_unit_test(test_probe_before_first_rto),
 	cmocka_unit_test(test_spurious_rto),
 	cmocka_unit_test(test_late_ack_after_rto),
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),

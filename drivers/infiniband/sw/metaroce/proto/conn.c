@@ -1032,7 +1032,7 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 static u64 mr_conn_pto(const struct mr_conn *c)
 {
 	/* Without an RTT sample a probe is guesswork: leave it to the RTO. */
-	return c->paths.conn.srtt ? mr_txwin_pto(c->paths.conn.srtt) : MR_RTO_INIT_NS;
+	return c->paths.conn.srtt ? mr_txwin_pto(c->paths.conn.srtt) : MR_PTO_NONE;
 }
 
 static u64 mr_conn_rto(const struct mr_conn *c)

@@ -414,6 +414,19 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 		return MR_TMR_NONE;
 
 	if (now >= w->rto_base_ns + rto_ns) {
+		/*
+		 * The first expiry since progress is a probe if one may go, as in
+		 * RFC 8985: a lost tail then costs one packet, not the window and
+		 * cwnd. The timeout restarts from the probe.
+		 */
+		if (!w->tlp_cnt && w->in_flight && pto_ns != MR_PTO_NONE &&
+		    mr_txwin_tail(w, probe_psn)) {
+			w->tlp_cnt++;
+			w->tlp_base_ns = now;
+			w->rto_base_ns = now;
+			w->stat_tlp++;
+			return MR_TMR_TLP;
+		}
 		if (w->retries < U8_MAX)
 			w->retries++;
 		/* As verbs: never before retry_cnt + 1 local ACK timeouts without progress. */

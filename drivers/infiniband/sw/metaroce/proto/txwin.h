@@ -144,6 +144,9 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 /* Declare lost what the rules say is lost; re-arms the reorder deadline. */
 u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg);
 
+/* pto_ns of a window that must not probe (no RTT sample yet): the RTO covers it. */
+#define MR_PTO_NONE	(U64_MAX / 4)
+
 u64 mr_txwin_pto(u64 srtt_ns);
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns);
 /* Earliest timer deadline, U64_MAX if nothing is outstanding. */
