@@ -252,8 +252,7 @@ int main(int argc, char **argv)
 	}
 	if (sp.loss_pct < 0 || sp.loss_pct >= 100 || sp.dup_pct < 0 || sp.dup_pct > 100 ||
 	    sp.hosts < 2 || sp.hosts > 4096 || !sp.nmsg || !sp.msg_len || !sp.depth ||
-	    sp.dead_plane > 3 ||
-	    sp.dead_planes < 1 || sp.dead_planes > 4)
+	    sp.dead_plane > 3 || sp.dead_planes < 1 || sp.dead_planes > 4)
 		return usage();
 	sim_spec_run(&sp, &r);
 	snprintf(f, sizeof(f),
