@@ -601,11 +601,6 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(mr_txwin_rto(&w, 20 * US, 5 * US), 2 * MR_RTO_MIN_NS);
 }
 
-/*
- * A stalled host: every packet arrived, the ACKs came after the RTO. The echo of an
- * original that the RTO declared lost proves the timeout spurious, once per episode;
- * each raises the RTO floor, which calm lowers again.
- */
 /* A timeout that would come before the probe is a probe first (RFC 8985). */
 static void test_probe_before_first_rto(void **state)
 {
@@ -641,6 +636,11 @@ static void test_probe_before_first_rto(void **state)
 	assert_int_equal(w.stat_tlp, 0);
 }
 
+/*
+ * A stalled host: every packet arrived, the ACKs came after the RTO. The echo of an
+ * original that the RTO declared lost proves the timeout spurious, once per episode;
+ * each raises the RTO floor, which calm lowers again.
+ */
 static void test_spurious_rto(void **state)
 {
 	struct lost_log lost = { 0 };
