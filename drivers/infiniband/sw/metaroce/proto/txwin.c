@@ -405,6 +405,15 @@ static bool mr_txwin_tail(const struct mr_txwin *w, u32 *psn)
 	return false;
 }
 
+/* A tail-loss probe goes out now: count it and restart its clock. */
+static enum mr_tx_timer mr_txwin_probe(struct mr_txwin *w, u64 now)
+{
+	w->tlp_cnt++;
+	w->tlp_base_ns = now;
+	w->stat_tlp++;
+	return MR_TMR_TLP;
+}
+
 enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto_ns,
 				mr_txpkt_fn lost, void *arg, u32 *probe_psn)
 {
@@ -421,11 +430,8 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 		 */
 		if (!w->tlp_cnt && w->in_flight && pto_ns != MR_PTO_NONE &&
 		    mr_txwin_tail(w, probe_psn)) {
-			w->tlp_cnt++;
-			w->tlp_base_ns = now;
 			w->rto_base_ns = now;
-			w->stat_tlp++;
-			return MR_TMR_TLP;
+			return mr_txwin_probe(w, now);
 		}
 		if (w->retries < U8_MAX)
 			w->retries++;
@@ -451,12 +457,8 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 	}
 
 	if (w->in_flight && w->tlp_cnt < MR_TLP_MAX && now >= w->tlp_base_ns + pto_ns &&
-	    mr_txwin_tail(w, probe_psn)) {
-		w->tlp_cnt++;
-		w->tlp_base_ns = now;
-		w->stat_tlp++;
-		return MR_TMR_TLP;
-	}
+	    mr_txwin_tail(w, probe_psn))
+		return mr_txwin_probe(w, now);
 
 	if (w->reo_deadline_ns && now >= w->reo_deadline_ns)
 		return MR_TMR_REORDER;
