@@ -82,6 +82,25 @@ static void point_print(const struct sim_spec *sp, const char *test, const char 
 	fflush(stdout);
 }
 
+/*
+ * One point per rate of bench_loss, each against the lossless one (*p0); fields start
+ * with what (empty, or ending in a space) before "loss=". sp's loss_pct is left set.
+ */
+static void loss_points(struct sim_spec *sp, uint64_t seed, const char *test,
+			const char *what, struct point *p0)
+{
+	struct point pt;
+	unsigned int i;
+	char f[96];
+
+	for (i = 0; i < sizeof(bench_loss) / sizeof(bench_loss[0]); i++) {
+		sp->loss_pct = bench_loss[i];
+		snprintf(f, sizeof(f), "%sloss=%g", what, bench_loss[i]);
+		point_run(sp, seed, test, f, i ? &pt : p0);
+		point_print(sp, test, f, i ? &pt : p0, p0->gbps);
+	}
+}
+
 static void bench(uint64_t seed)
 {
 	enum sim_proto protos[] = { SIM_METAROCE, SIM_GBN };
@@ -95,12 +114,7 @@ static void bench(uint64_t seed)
 
 		sim_spec_default(&sp, SIM_T_ONE, protos[p]);
 		/* goodput under random loss, against the lossless run */
-		for (i = 0; i < sizeof(bench_loss) / sizeof(bench_loss[0]); i++) {
-			sp.loss_pct = bench_loss[i];
-			snprintf(f, sizeof(f), "loss=%g", bench_loss[i]);
-			point_run(&sp, seed, "loss", f, i ? &pt : &p0);
-			point_print(&sp, "loss", f, i ? &pt : &p0, p0.gbps);
-		}
+		loss_points(&sp, seed, "loss", "", &p0);
 		/*
 		 * The same with the small messages of make bench-loss: 4 KiB WRITEs, 128
 		 * outstanding as perftest's ib_write_bw keeps them. Completions follow
@@ -109,12 +123,7 @@ static void bench(uint64_t seed)
 		sp.msg_len = 4096;
 		sp.nmsg = 20000;
 		sp.depth = 128;
-		for (i = 0; i < sizeof(bench_loss) / sizeof(bench_loss[0]); i++) {
-			sp.loss_pct = bench_loss[i];
-			snprintf(f, sizeof(f), "size=4096 depth=128 loss=%g", bench_loss[i]);
-			point_run(&sp, seed, "loss_4k", f, i ? &pt : &p4k);
-			point_print(&sp, "loss_4k", f, i ? &pt : &p4k, p4k.gbps);
-		}
+		loss_points(&sp, seed, "loss_4k", "size=4096 depth=128 ", &p4k);
 		sim_spec_default(&sp, SIM_T_ONE, protos[p]);
 		/* bursty loss: the same 1% in Gilbert-Elliott bursts of 8 packets on average */
 		sp.loss_pct = 1;
