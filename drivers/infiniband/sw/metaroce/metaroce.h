@@ -408,6 +408,8 @@ struct metaroce_qp {
 	struct work_struct work;
 	struct metaroce_bh rx_bh;	/* runs it after a receive batch */
 	struct hrtimer timer;
+	spinlock_t timer_lock;		/* timer_deadline, starting the timer */
+	u64 timer_deadline;		/* ns; U64_MAX: the timer has nothing to do */
 	bool dying;
 };
 

@@ -163,12 +163,51 @@ void metaroce_qp_resume(struct metaroce_qp *qp)
 		metaroce_qp_kick(qp);
 }
 
+/*
+ * The timer fires at or before qp->timer_deadline: it wakes the work item
+ * once that is due, moves itself on to it if it is later, and stops if the
+ * transport no longer needs it.
+ */
 static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
 {
 	struct metaroce_qp *qp = container_of(t, struct metaroce_qp, timer);
+	unsigned long flags;
+	bool due;
 
-	metaroce_qp_kick(qp);
+	spin_lock_irqsave(&qp->timer_lock, flags);
+	due = qp->timer_deadline <= ktime_get_ns();
+	if (!due && qp->timer_deadline != U64_MAX)
+		hrtimer_start(t, ns_to_ktime(qp->timer_deadline), HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&qp->timer_lock, flags);
+	if (due)
+		metaroce_qp_kick(qp);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * Have the timer fire at @deadline (U64_MAX: never). Starting an hrtimer
+ * that becomes the first to expire reprograms the CPU's timer device, a
+ * trapped write in a virtual machine, and runs move the deadline several
+ * times per round trip (in the test VM, 2-byte ib_write_lat's typical was
+ * 130 us that way, 76 us this way). So a timer queued to fire no later is
+ * left alone, as is one no longer needed: when it fires it moves on to the
+ * deadline of that moment, or stops.
+ */
+static void metaroce_qp_arm_timer(struct metaroce_qp *qp, u64 deadline)
+{
+	struct hrtimer *t = &qp->timer;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->timer_lock, flags);
+	qp->timer_deadline = deadline;
+	/*
+	 * Under the lock, a queued timer either stays queued or its callback
+	 * waits here and reads the new deadline.
+	 */
+	if (deadline != U64_MAX &&
+	    !(hrtimer_is_queued(t) && ktime_to_ns(hrtimer_get_softexpires(t)) <= deadline))
+		hrtimer_start(t, ns_to_ktime(deadline), HRTIMER_MODE_ABS);
+	spin_unlock_irqrestore(&qp->timer_lock, flags);
 }
 
 /* ------------------------------------------------------------------------
@@ -1530,22 +1569,11 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 
 	if (budget <= 0 || !skb_queue_empty(&qp->rxq))
 		return true;
-	deadline = mr_conn_deadline(qp->conn);
-	if (deadline == U64_MAX) {
-		/*
-		 * Nothing outstanding: a timer armed for data since acknowledged
-		 * would only wake a worker for nothing.
-		 */
-		hrtimer_try_to_cancel(&qp->timer);
-		return false;
-	}
 	/*
 	 * Never spin, not even for a short gap: a run that requeues itself keeps
 	 * its CPU from the softirq and the process it waits for.
 	 */
-	now = ktime_get_ns();
-	hrtimer_start(&qp->timer, ns_to_ktime(deadline > now ? deadline - now : 0),
-		      HRTIMER_MODE_REL);
+	metaroce_qp_arm_timer(qp, mr_conn_deadline(qp->conn));
 	return false;
 }
 
@@ -1576,8 +1604,10 @@ void metaroce_qp_transport_init(struct metaroce_qp *qp)
 	skb_queue_head_init(&qp->rxq);
 	spin_lock_init(&qp->run_lock);
 	INIT_WORK(&qp->work, metaroce_qp_work);
-	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	qp->timer.function = metaroce_qp_timer;
+	spin_lock_init(&qp->timer_lock);
+	qp->timer_deadline = U64_MAX;
 }
 
 /*
@@ -1592,6 +1622,7 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 	mutex_unlock(&qp->mutex);
 	/* Receivers that found the QP before it left the xarray are done. */
 	synchronize_rcu();
+	metaroce_qp_arm_timer(qp, U64_MAX);
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
 	metaroce_bh_kill(&qp->rx_bh);
