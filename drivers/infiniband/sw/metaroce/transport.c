@@ -166,7 +166,9 @@ void metaroce_qp_resume(struct metaroce_qp *qp)
 /*
  * The timer fires at or before qp->timer_deadline: it wakes the work item
  * once that is due, moves itself on to it if it is later, and stops if the
- * transport no longer needs it.
+ * transport no longer needs it. It moves on with hrtimer_start(), not by
+ * setting its expiry and returning HRTIMER_RESTART: a run on another CPU may
+ * have queued it again meanwhile (it was not queued while this ran).
  */
 static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
 {
