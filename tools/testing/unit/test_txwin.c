@@ -269,7 +269,7 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 		}
 		/* nothing left to deliver: let the timers act */
 		if (!n) {
-			u64 pto = mr_txwin_pto(ps.conn.srtt);
+			u64 pto = mr_txwin_pto(ps.conn.srtt, ps.conn.rttvar);
 			u64 rto = mr_txwin_rto(w, ps.conn.srtt, ps.conn.rttvar);
 			u64 d = mr_txwin_deadline(w, pto, rto);
 
@@ -569,12 +569,14 @@ static void test_tail_loss_probe_then_rto(void **state)
 {
 	struct mr_txwin w;
 	struct lost_log lost = { 0 };
-	u64 pto = mr_txwin_pto(20 * US), rto;
+	u64 pto = mr_txwin_pto(20 * US, 5 * US), rto;
 	u32 probe = 0;
 
 	(void)state;
 	assert_int_equal(pto, 40 * US + MR_ACK_DELAY_NS);
-	assert_int_equal(mr_txwin_pto(0), MR_TLP_MIN_NS);
+	/* a varying RTT holds the probe back to srtt + 4 x rttvar */
+	assert_int_equal(mr_txwin_pto(20 * US, 10 * US), 60 * US + MR_ACK_DELAY_NS);
+	assert_int_equal(mr_txwin_pto(0, 0), MR_TLP_MIN_NS);
 	mr_txwin_init(&w, 10, 7);
 	assert_int_equal(mr_txwin_deadline(&w, pto, 1), U64_MAX);
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);
@@ -606,7 +608,7 @@ static void test_probe_before_first_rto(void **state)
 {
 	struct mr_txwin w;
 	struct lost_log lost = { 0 };
-	u64 pto = mr_txwin_pto(1000 * US), rto;
+	u64 pto = mr_txwin_pto(1000 * US, 100 * US), rto;
 	u32 probe = 0;
 
 	(void)state;

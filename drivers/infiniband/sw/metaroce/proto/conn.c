@@ -1031,8 +1031,10 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 
 static u64 mr_conn_pto(const struct mr_conn *c)
 {
+	const struct mr_rtt *r = &c->paths.conn;
+
 	/* Without an RTT sample a probe is guesswork: leave it to the RTO. */
-	return c->paths.conn.srtt ? mr_txwin_pto(c->paths.conn.srtt) : MR_PTO_NONE;
+	return r->srtt ? mr_txwin_pto(r->srtt, r->rttvar) : MR_PTO_NONE;
 }
 
 static u64 mr_conn_rto(const struct mr_conn *c)

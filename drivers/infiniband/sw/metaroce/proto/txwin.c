@@ -358,11 +358,16 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 /*
  * srtt excludes the time the receiver held its ACK, so the probe must also wait that long
  * (as RFC 8985 does with max_ack_delay): otherwise a sparse sender probes for packets whose
- * ACK is merely being delayed, and every such probe is spurious.
+ * ACK is merely being delayed, and every such probe is spurious. Nor does it come before
+ * srtt + 4 x rttvar, the bound the RTO trusts (as QUIC's PTO, RFC 9002): where RTTs vary,
+ * 2 x srtt passes while ACKs are still on their way, and each probe then costs a packet and
+ * a wakeup for nothing.
  */
-u64 mr_txwin_pto(u64 srtt_ns)
+u64 mr_txwin_pto(u64 srtt_ns, u64 rttvar_ns)
 {
-	return max_t(u64, 2 * srtt_ns + MR_ACK_DELAY_NS, MR_TLP_MIN_NS);
+	u64 wait = max_t(u64, 2 * srtt_ns, srtt_ns + 4 * rttvar_ns);
+
+	return max_t(u64, wait + MR_ACK_DELAY_NS, MR_TLP_MIN_NS);
 }
 
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)

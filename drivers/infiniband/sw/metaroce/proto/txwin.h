@@ -147,7 +147,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 /* pto_ns of a window that must not probe (no RTT sample yet): the RTO covers it. */
 #define MR_PTO_NONE	(U64_MAX / 4)
 
-u64 mr_txwin_pto(u64 srtt_ns);
+u64 mr_txwin_pto(u64 srtt_ns, u64 rttvar_ns);
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns);
 /* Earliest timer deadline, U64_MAX if nothing is outstanding. */
 u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns);
