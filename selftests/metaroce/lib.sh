@@ -329,7 +329,7 @@ bw_pair() {
 			--report_gbits "$@" "$ip" 2>&1) || rc=$?
 		[ "$rc" -eq 0 ] && break
 		kill -0 "$spid" 2>/dev/null || break
-		grep -qE 'Unable to init the socket connection|Couldn.t connect' <<<"$out" || break
+		grep -qE 'Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused' <<<"$out" || break
 		sleep 2
 	done
 	if [ "$rc" -ne 0 ]; then
