@@ -292,6 +292,10 @@ next_port() {
 	echo "$p"
 }
 
+# What a perftest client prints when its server is not listening yet (the out-of-band TCP
+# socket, or the rdma_cm listener with -R): bw_pair and lat_pair then try again.
+PERFTEST_REFUSED='Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused'
+
 # wait_listen NODE PORT PID: until something listens on PORT in NODE (60 s at most), or PID
 # has exited: a TCP socket, or an rdma_cm listener, which RoCE devices have without a socket.
 wait_listen() {
@@ -329,7 +333,7 @@ bw_pair() {
 			--report_gbits "$@" "$ip" 2>&1) || rc=$?
 		[ "$rc" -eq 0 ] && break
 		kill -0 "$spid" 2>/dev/null || break
-		grep -qE 'Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused' <<<"$out" || break
+		grep -qE "$PERFTEST_REFUSED" <<<"$out" || break
 		sleep 2
 	done
 	if [ "$rc" -ne 0 ]; then

@@ -73,7 +73,7 @@ lat_pair() {
 			"$@" "$ip" 2>&1) || rc=$?
 		[ "$rc" -eq 0 ] && break
 		kill -0 "$spid" 2>/dev/null || break
-		grep -qE 'Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused' <<<"$out" || break
+		grep -qE "$PERFTEST_REFUSED" <<<"$out" || break
 		sleep 2
 	done
 	[ "$rc" -ne 0 ] && kill "$spid" 2>/dev/null
