@@ -5,10 +5,10 @@
 # ib_write_bw between two endpoints over MetaRoCE, rxe and siw, in one run, with 4 KiB and
 # 64 KiB messages at each netem loss rate (both directions of the link). Prints one line per
 # point,
-#   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6
+#   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6 gbps_min=0.031 gbps_max=0.044 runs=5
 # (kept_pct: share of the same driver's lossless rate at that size; gbps is the median of
-# BENCH_REPEAT runs, listed in a "#" line before it) and writes them as CSV to
-# $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line, never
+# BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range)
+# and writes them as CSV to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line, never
 # given made-up figures.
 #
 # Every point runs through a netem qdisc, the lossless ones at 0%: what a point keeps is
@@ -16,10 +16,11 @@
 #
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"),
 # BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per run, 4), BENCH_ITERS (messages
-# per run instead of a duration), BENCH_REPEAT (runs per point, 3), BENCH_CSV (the CSV file).
+# per run instead of a duration), BENCH_REPEAT (runs per point, 5), BENCH_CSV (the CSV file).
 # Several runs per point: on the emulated 2-CPU VM one run of the same point can differ from the
-# next by a factor of two (where the scheduler puts the two perftest processes and the kernel's
-# work), so a single run compares drivers by luck; the median does not. The host's speed also
+# next by a factor of two (in one VM boot, at the same point), so a single run compares drivers
+# by luck; the median of five does much less often, and the range beside it shows how far a
+# figure can be trusted: a kept_pct whose loss and lossless ranges overlap widely says little. The host's speed also
 # drifts over minutes, so every driver is set up once, side by side, and each repeat visits
 # every point, the drivers of one point back to back: drift touches all drivers and loss rates
 # alike instead of whichever one ran during a slow spell.
@@ -31,7 +32,7 @@ drivers=${BENCH_DRIVERS:-metaroce rxe siw}
 sizes=${BENCH_SIZES:-4096 65536}
 losses=${BENCH_LOSSES:-0 0.1 1 5 10}
 seconds=${BENCH_SECONDS:-4}
-repeat=${BENCH_REPEAT:-3}
+repeat=${BENCH_REPEAT:-5}
 csv=${BENCH_CSV:-${METAROCE_OUT:-/tmp}/bench-loss.csv}
 # A fixed number of messages instead of a duration: perftest's duration mode can report an
 # average of zero on a loaded emulated CPU although data moved.
@@ -43,7 +44,7 @@ fi
 
 check_repeat "$repeat"
 
-echo "driver,size,loss_pct,gbps,kept_pct" >"$csv"
+echo "driver,size,loss_pct,gbps,kept_pct,gbps_min,gbps_max" >"$csv"
 echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
 	"drivers and loss rates interleaved, netem loss both ways (0% included)"
 
@@ -84,11 +85,13 @@ for drv in "${READY[@]}"; do
 		for loss in $losses; do
 			read -ra r <<<"${runs[$drv,$size,$loss]}"
 			gbps=$(median "${r[@]}")
+			read -r lo hi < <(value_range "${r[@]}")
 			echo "# $drv size=$size loss=$loss runs: ${r[*]}"
 			[ "$loss" = 0 ] && base=$gbps
 			kept=$(awk -v g="$gbps" -v b="$base" 'BEGIN { if (b > 0) printf "%.1f", 100 * g / b; else print "nan" }')
-			echo "BENCH driver=$drv size=$size loss=$loss gbps=$gbps kept_pct=$kept"
-			echo "$drv,$size,$loss,$gbps,$kept" >>"$csv"
+			echo "BENCH driver=$drv size=$size loss=$loss gbps=$gbps kept_pct=$kept" \
+				"gbps_min=$lo gbps_max=$hi runs=${#r[@]}"
+			echo "$drv,$size,$loss,$gbps,$kept,$lo,$hi" >>"$csv"
 		done
 	done
 done

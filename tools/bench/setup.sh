@@ -125,6 +125,11 @@ median() {
 		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# value_range V...: the smallest and the largest of the values, on one line
+value_range() {
+	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }'
+}
+
 # check_repeat N: the benchmark stops unless N (BENCH_REPEAT) is a positive integer
 check_repeat() {
 	case $1 in
