@@ -10,7 +10,8 @@
 # metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
 # the module parameter paths was 2: its QPs have two paths, and a stream makes fast
 # retransmissions of at most 1% of its packets (all of them spurious); metaroce_qp_run
-# traces the runs of its transport, which together sent what the device counted.
+# traces the runs of its transport, which together sent what the device counted. Last,
+# the test module metaroce_ipsample.ko (tools/bench/profile.sh) samples such a stream.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/observability.sh
@@ -147,7 +148,24 @@ traced_runs() {
 		[ $((sent - $3)) -le $((sent / 100)) ]
 }
 
-ktap_plan 13
+# ip_sampled: metaroce_ipsample.ko, profile.sh's sampler, over a 300-send stream: it will
+# not list while it samples; afterwards it lists samples, metaroce's functions among them.
+ip_sampled() {
+	local d=/sys/kernel/debug/metaroce_ipsample busy rc total mod
+	insmod "$METAROCE_KOBJ/tests/metaroce_ipsample.ko" || return 1
+	echo 1 >"$d/enable"
+	if cat "$d/samples" >/dev/null 2>&1; then busy=listed; else busy=refused; fi
+	stream 300
+	rc=$?
+	echo 0 >"$d/enable"
+	total=$(sed -n 's/^# \([0-9]*\) samples.*/\1/p' "$d/samples")
+	mod=$(awk '/ \[metaroce\]$/ { n += $1 } END { print n + 0 }' "$d/samples")
+	rmmod metaroce_ipsample
+	echo "while sampling: $busy; stream status $rc; ${total:-no} samples, $mod in metaroce"
+	[ "$busy" = refused ] && [ "$rc" -eq 0 ] && [ "${total:-0}" -gt 0 ] && [ "$mod" -gt 0 ]
+}
+
+ktap_plan 14
 # In this shell, not in ktap_check's subshell: cleanup must know the nodes it made.
 setup
 rc=$?
@@ -195,4 +213,6 @@ ktap_result "clean link: the stream completes, fast retransmissions <= 1% of pac
 	"$fast fast retransmissions of $sent packets sent (status $rc)"
 ktap_check "tracepoint metaroce_qp_run: mr_a's runs account for the packets it sent" \
 	traced_runs
+ktap_check "metaroce_ipsample.ko samples a stream, metaroce's functions among its samples" \
+	ip_sampled
 ktap_finish

@@ -13,7 +13,11 @@
 # context, packets read and sent per run, receive queue left, in flight, cwnd, srtt and the
 # longest gap between two runs) and the device counters.
 # BENCH_DRIVERS=rxe profiles rxe instead. perf is not used: under TCG its cpu-clock samples
-# land in the idle loop only (testing.rst, "Profiling the datapath").
+# land in the idle loop only (testing.rst, "Profiling the datapath"). BENCH_IPSAMPLE=1 also
+# loads the test module metaroce_ipsample.ko, which samples the interrupted kernel function
+# on every vCPU (module code included, which /proc/profile cannot see) for BENCH_TRACE
+# seconds before the tracepoint's, and prints the hottest BENCH_PROFILE_LINES of them (give
+# the run enough BENCH_ITERS to last through both).
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm
@@ -70,11 +74,30 @@ trace_runs() {
 	echo >"$t/trace"
 }
 
+# ip_sample_start / ip_sample_report: the kernel functions the vCPUs were in between the
+# two, sampled by metaroce_ipsample.ko, per function with its share of all samples (user
+# mode and the idle loop included).
+ips=/sys/kernel/debug/metaroce_ipsample
+ip_sample_start() {
+	[ -d $ips ] || insmod "$METAROCE_KOBJ/tests/metaroce_ipsample.ko" ||
+		{ echo "# ip_sample: cannot load metaroce_ipsample.ko"; return 1; }
+	echo 1 >$ips/enable
+}
+ip_sample_report() {
+	echo 0 >$ips/enable
+	grep '^#' $ips/samples
+	awk '!/^#/ { n = $1; $1 = ""; c[substr($0, 2)] += n; total += n }
+		END { for (f in c) printf "%7d %5.1f%%  %s\n", c[f], 100 * c[f] / total, f }' \
+		$ips/samples | sort -rn | head -n "${BENCH_PROFILE_LINES:-40}" | sed 's/^/# /'
+	rmmod metaroce_ipsample
+}
+
 "setup_$drv" || { echo "# $drv: cannot set up two devices"; exit 1; }
 [ "$loss" = 0 ] || impair "$loss"
 echo 0 >/proc/sys/kernel/kptr_restrict
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
+rm -f /tmp/profile-ips
 [ -w /proc/profile ] && echo 0 >/proc/profile
 read -r _ u0 n0 s0 i0 w0 q0 sq0 _ </proc/stat
 bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" "${EXTRA[@]}" \
@@ -84,6 +107,12 @@ bw=$!
 busy() { grep -qs '^qp .* user .* sq [0-9]*/[0-9]*/[1-9]' /sys/kernel/debug/metaroce/*/qps; }
 if [ "$drv" = metaroce ] && wait_for 90 busy; then
 	sleep "${BENCH_WARMUP:-2}"
+	# First, before the tracepoint is switched on: TCG races on live kernel text
+	# patching (testing.rst), and a sampled run hit that once while both happened.
+	if [ "${BENCH_IPSAMPLE:-0}" = 1 ] && ip_sample_start; then
+		sleep "${BENCH_TRACE:-2}"
+		ip_sample_report >/tmp/profile-ips
+	fi
 	for f in /sys/kernel/debug/metaroce/*/qps; do
 		[ -e "$f" ] && { echo "# $f"; sed 's/^/# /' "$f"; }
 	done
@@ -103,7 +132,8 @@ if [ -r /proc/profile ]; then
 else
 	echo "# no /proc/profile: boot with --append profile=2 for kernel functions"
 fi
+[ -s /tmp/profile-ips ] && cat /tmp/profile-ips
 for f in /sys/kernel/debug/metaroce/*/counters; do
 	[ -e "$f" ] && { echo "# $f"; grep -v '	0$' "$f" | sed 's/^/# /'; }
 done
-impair off
+[ "$loss" = 0 ] || impair off
