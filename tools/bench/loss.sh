@@ -7,9 +7,9 @@
 # point,
 #   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6 gbps_min=0.031 gbps_max=0.044 runs=5
 # (kept_pct: share of the same driver's lossless rate at that size; gbps is the median of
-# BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range)
-# and writes them as CSV to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line, never
-# given made-up figures.
+# BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range) and
+# writes them as CSV to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named
+# in a "#" line, never given made-up figures.
 #
 # Every point runs through a netem qdisc, the lossless ones at 0%: what a point keeps is
 # what its loss costs, not what the qdisc costs on the emulated CPUs (setup.sh, impair).
@@ -17,13 +17,14 @@
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"),
 # BENCH_LOSSES ("0 0.1 1 5 10", percent), BENCH_SECONDS (per run, 4), BENCH_ITERS (messages
 # per run instead of a duration), BENCH_REPEAT (runs per point, 5), BENCH_CSV (the CSV file).
-# Several runs per point: on the emulated 2-CPU VM one run of the same point can differ from the
-# next by a factor of two (in one VM boot, at the same point), so a single run compares drivers
-# by luck; the median of five does much less often, and the range beside it shows how far a
-# figure can be trusted: a kept_pct whose loss and lossless ranges overlap widely says little. The host's speed also
-# drifts over minutes, so every driver is set up once, side by side, and each repeat visits
-# every point, the drivers of one point back to back: drift touches all drivers and loss rates
-# alike instead of whichever one ran during a slow spell.
+# Several runs per point: on the emulated 2-CPU VM one run of the same point can differ from
+# the next by a factor of two (in one VM boot, at the same point), so a single run compares
+# drivers by luck; the median of five does much less often, and the range beside it shows
+# how far a figure can be trusted: a kept_pct whose loss and lossless ranges overlap widely
+# says little. The host's speed also drifts over minutes, so every driver is set up once,
+# side by side, and each repeat visits every point, the drivers of one point back to back:
+# drift touches all drivers and loss rates alike instead of whichever one ran during a slow
+# spell.
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm
