@@ -84,12 +84,14 @@ ip_sample_start() {
 	echo 1 >$ips/enable
 }
 ip_sample_report() {
+	local samples
 	echo 0 >$ips/enable
-	grep '^#' $ips/samples
+	samples=$(cat $ips/samples)
+	rmmod metaroce_ipsample
+	grep '^#' <<<"$samples"
 	awk '!/^#/ { n = $1; $1 = ""; c[substr($0, 2)] += n; total += n }
 		END { for (f in c) printf "%7d %5.1f%%  %s\n", c[f], 100 * c[f] / total, f }' \
-		$ips/samples | sort -rn | head -n "${BENCH_PROFILE_LINES:-40}" | sed 's/^/# /'
-	rmmod metaroce_ipsample
+		<<<"$samples" | sort -rn | head -n "${BENCH_PROFILE_LINES:-40}" | sed 's/^/# /'
 }
 
 "setup_$drv" || { echo "# $drv: cannot set up two devices"; exit 1; }

@@ -43,12 +43,12 @@ struct ipsample_cpu {
 	unsigned long *ip;
 	unsigned int n;
 	unsigned int dropped;
-	bool armed;
 };
 
 static struct ipsample_cpu *ipsample_cpus;	/* nr_cpu_ids entries */
-static DEFINE_MUTEX(ipsample_lock);		/* enable, samples, the armed flags */
+static DEFINE_MUTEX(ipsample_lock);		/* enable and samples */
 static bool ipsample_running;
+static ktime_t ipsample_period;			/* period_us, checked at load */
 static struct dentry *ipsample_dir;
 
 static enum hrtimer_restart ipsample_tick(struct hrtimer *t)
@@ -60,17 +60,14 @@ static enum hrtimer_restart ipsample_tick(struct hrtimer *t)
 		s->ip[s->n++] = regs && !user_mode(regs) ? instruction_pointer(regs) : 0;
 	else
 		s->dropped++;
-	hrtimer_forward_now(t, ns_to_ktime((u64)period_us * NSEC_PER_USEC));
+	hrtimer_forward_now(t, ipsample_period);
 	return HRTIMER_RESTART;
 }
 
 /* On each CPU, from on_each_cpu(): a pinned timer stays on the CPU that started it. */
 static void ipsample_arm_this_cpu(void *unused)
 {
-	struct ipsample_cpu *s = &ipsample_cpus[smp_processor_id()];
-
-	s->armed = true;
-	hrtimer_start(&s->timer, ns_to_ktime((u64)period_us * NSEC_PER_USEC),
+	hrtimer_start(&ipsample_cpus[smp_processor_id()].timer, ipsample_period,
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
@@ -79,11 +76,9 @@ static void ipsample_stop(void)
 	unsigned int cpu;
 
 	lockdep_assert_held(&ipsample_lock);
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		if (ipsample_cpus[cpu].armed)
-			hrtimer_cancel(&ipsample_cpus[cpu].timer);
-		ipsample_cpus[cpu].armed = false;
-	}
+	/* Every timer is initialised; cancelling one that is not queued does nothing. */
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		hrtimer_cancel(&ipsample_cpus[cpu].timer);
 	ipsample_running = false;
 }
 
@@ -196,6 +191,7 @@ static int __init ipsample_init(void)
 		pr_err("period_us must be 100..100000 and max_samples 1..1048576\n");
 		return -EINVAL;
 	}
+	ipsample_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
 	ipsample_cpus = kcalloc(nr_cpu_ids, sizeof(*ipsample_cpus), GFP_KERNEL);
 	if (!ipsample_cpus)
 		return -ENOMEM;
