@@ -22,11 +22,6 @@ PORT=4793
 PY=/usr/bin/python3
 SNIFF=/tmp/datapath-sniff.$$
 
-# counter DEV NAME: one counter of DEV, as "rdma statistic" shows it.
-counter() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
-}
-
 # xmit NODE DEV "ADDR SPORT COUNT [PATHS]": send test segments from DEV. The write is done
 # from here: "ip netns exec" remounts /sys without debugfs, and DEV sends from its own
 # namespace whoever writes.

@@ -123,6 +123,11 @@ wait_for() {
 
 pretty() { echo "# [$1] $2"; }
 
+# counter DEV NAME: one of DEV's port counters, as "rdma statistic" shows it.
+counter() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
+}
+
 node_add() {
 	ip netns add "$1"
 	NODES+=("$1")

@@ -27,11 +27,6 @@ TEST_KO=$METAROCE_KOBJ/tests/metaroce_rc_test.ko
 TRACING=/sys/kernel/tracing
 QPS=/sys/kernel/debug/metaroce/mr_a/qps
 
-# counter DEV NAME: the value of one of DEV's port counters
-counter() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
-}
-
 # positive DEV NAME...: every named counter of DEV is above zero (prints them all)
 positive() {
 	local dev=$1 name v rc=0

@@ -25,11 +25,6 @@ PIDS=()
 
 dev_gone() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
-# counter DEV NAME
-counter() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
-}
-
 # The link, a device on each end; fresh namespaces each time (deleting the netdev removes
 # the devices with it).
 setup() {
