@@ -11,6 +11,7 @@
 #include "unit.h"
 #include "conn.h"
 #include "params.h"
+#include "linger.h"
 
 #define US		1000ULL
 #define MAXQ		4096	/* packets in flight in the network */
@@ -82,6 +83,14 @@ struct world {
 	bool	has_cookie[MR_MAX_STREAMS];
 	u32	drops, sent_pkts;
 	u32	drop_b_data;		/* drop the next this many data packets B sends */
+	/* B closes once it has delivered everything, as ibv_rc_pingpong's client does */
+	bool	b_close_when_done;
+	bool	b_keeps_linger;		/* ... and keeps its receive direction's record */
+	bool	b_closed;
+	bool	drop_b_acks;		/* every ACK B sends while open is lost */
+	struct mr_linger b_linger;
+	bool	b_lingers;
+	u32	linger_acks;
 };
 
 static u32 rnd(struct world *w)
@@ -259,6 +268,10 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	u32 hl;
 
 	w->sent_pkts++;
+	if (to == 0 && w->drop_b_acks && !w->b_closed && h->opcode == MR_OP_ACK) {
+		w->drops++;
+		return;
+	}
 	if (to == 0 && w->drop_b_data && mr_op_is_data(h->opcode)) {
 		w->drop_b_data--;
 		w->drops++;
@@ -322,6 +335,18 @@ static void host_rx(struct world *w, struct inflight *f)
 	assert_true(mr_pkt_icrc_ok(f->bytes, f->len));
 	assert_int_equal(mr_pkt_decode(f->bytes, f->len, &pkt), MR_PERR_OK);
 	payload += pkt.hdrlen;
+	if (f->to == 1 && w->b_closed) {
+		struct mr_pkt ack;
+
+		/* B's QP is gone: only its record, if any, answers */
+		if (w->b_lingers &&
+		    mr_linger_ack(&w->b_linger, &pkt, f->ce, w->linger_acks % w->b_linger.n_paths,
+				  &ack)) {
+			w->linger_acks++;
+			net_send(w, 0, &ack, NULL);
+		}
+		return;
+	}
 	cls = mr_conn_rx(c, w->now, &pkt, f->ce, &res);
 	assert_int_not_equal(cls, MR_RXC_FATAL);
 	if (cls != MR_RXC_PLACE)
@@ -381,7 +406,7 @@ static void host_complete(struct world *w)
 	u64 cookie;
 	u32 i;
 
-	while (mr_conn_deliver(w->c[1], &d)) {
+	while (!w->b_closed && mr_conn_deliver(w->c[1], &d)) {
 		u32 m;
 
 		/* stream order is msn order; READs are answered inside and skipped here */
@@ -412,6 +437,10 @@ static void host_complete(struct world *w)
 					fail_msg("WRITE %u byte %u wrong", m, i);
 		}
 		w->delivered++;
+	}
+	if (w->b_close_when_done && !w->b_closed && w->delivered == w->nmsg) {
+		w->b_lingers = w->b_keeps_linger && mr_conn_linger(w->c[1], &w->b_linger);
+		w->b_closed = true;
 	}
 	/* A is only ever asked for READs, which it answers inside mr_conn_deliver() */
 	if (mr_conn_deliver(w->c[0], &d))
@@ -490,7 +519,7 @@ static void run(struct world *w, u64 limit)
 		u32 i, k;
 
 		host_post(w);
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < (w->b_closed ? 1U : 2U); k++) {
 			if (mr_conn_deadline(w->c[k]) <= w->now)
 				mr_conn_timer(w->c[k], w->now);
 			host_tx(w, k);
@@ -511,7 +540,7 @@ static void run(struct world *w, u64 limit)
 			w->q[best] = w->q[--w->nq];
 		}
 		host_complete(w);
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < (w->b_closed ? 1U : 2U); k++) {
 			host_tx(w, k);
 			d = mr_conn_deadline(w->c[k]);
 			next = min_t(u64, next, d);
@@ -717,6 +746,132 @@ static void test_failure_waits_for_the_verbs_timeout(void **state)
 	assert_true(w.now < 2000 * 1000 * US + 2 * MR_RTO_MAX_NS);
 	assert_true(w.c[0]->tx.stat_rto > 7);
 	world_free(&w);
+}
+
+/*
+ * B delivers every message and closes while all its ACKs are lost (the last ACK of
+ * ibv_rc_pingpong under loss, made certain). Without a record A fails although every
+ * byte arrived; with one, A's retransmissions are answered and every send completes.
+ */
+static void run_close_before_ack(struct world *w, bool keep_linger)
+{
+	u32 i;
+
+	world_init(w, 9, 1, 4, 8);
+	/* one packet each: all of them fit in the first window, which no ACK opens */
+	for (i = 0; i < w->nmsg; i++)
+		w->len[i] = min_t(u32, w->len[i], 4096);
+	w->b_close_when_done = true;
+	w->b_keeps_linger = keep_linger;
+	w->drop_b_acks = true;
+	run(w, 10 * 1000 * 1000 * US);
+	assert_true(w->b_closed);
+	assert_int_equal(w->delivered, 8);
+}
+
+static void test_closed_receiver_without_record_fails_sender(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	run_close_before_ack(&w, false);
+	assert_int_equal(w.completed, 0);
+	assert_int_equal(w.errors, 8);
+	assert_int_equal(w.first_err, MR_WC_RETRY_EXC);
+	assert_int_equal(w.linger_acks, 0);
+	world_free(&w);
+}
+
+static void test_closed_receiver_record_completes_sender(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	run_close_before_ack(&w, true);
+	assert_true(w.b_lingers);
+	assert_int_equal(w.errors, 0);
+	assert_int_equal(w.completed, 8);
+	assert_false(w.c[0]->failed);
+	assert_true(w.linger_acks > 0);
+	/* one retransmission answered is enough; the sender does not keep probing */
+	assert_true(w.linger_acks <= 8);
+	world_free(&w);
+}
+
+/* What a record answers, and what it leaves unanswered. */
+static void test_linger_record_answers_only_received(void **state)
+{
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 100, 500);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 500, 100);
+	struct mr_pkt pkt = {
+		.opcode = MR_OP_SEND, .dqpn = 2, .ctok = 0x1002, .hdrlen = MR_HDR_SEND,
+		.flags = MR_F_AR, .psn = 100, .mlen = 0,
+	};
+	struct mr_linger l;
+	struct mr_rx_res res;
+	struct mr_pkt ack;
+	u64 sack[MR_SACK_WORDS];
+
+	(void)state;
+	/* nothing received yet: nothing to keep */
+	assert_false(mr_conn_linger(b, &l));
+	/* PSNs 100 and 102 arrive, 101 does not */
+	assert_int_equal(mr_conn_rx(b, 0, &pkt, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(b, 0, &pkt, false);
+	pkt.psn = 102;
+	pkt.msn = 2;
+	pkt.send.rmsn = 2;
+	assert_int_equal(mr_conn_rx(b, 0, &pkt, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(b, 0, &pkt, false);
+	assert_true(mr_conn_linger(b, &l));
+	assert_int_equal(l.rx.cack, 101);
+	assert_int_equal(l.n_paths, 2);
+
+	/* a retransmission of 100, CE-marked: the ACK the live receiver would send */
+	pkt.psn = 100;
+	pkt.msn = 0;
+	pkt.send.rmsn = 0;
+	pkt.path = 1;
+	pkt.flags = MR_F_AR | MR_F_RETX;
+	assert_true(mr_linger_ack(&l, &pkt, true, 1, &ack));
+	assert_int_equal(ack.opcode, MR_OP_ACK);
+	assert_int_equal(ack.dqpn, 1);
+	assert_int_equal(ack.ctok, 0x1002);
+	assert_int_equal(ack.path, 1);
+	assert_int_equal(ack.ack.cack, 101);
+	assert_int_equal(ack.ack.echo_psn, 100);
+	assert_int_equal(ack.ack.echo_path, 1);
+	assert_int_equal(ack.ack.echo_flags, MR_ECHO_CE | MR_ECHO_RETX);
+	assert_int_equal(ack.ack.rx_cnt, b->rx_cnt);
+	assert_int_equal(ack.ack.rate_hint, 0);
+	mr_rxwin_sack(&b->rx, sack);
+	assert_memory_equal(ack.ack.sack, sack, sizeof(sack));
+	/* 102, received out of order, is answered too */
+	pkt.psn = 102;
+	assert_true(mr_linger_ack(&l, &pkt, false, 0, &ack));
+	assert_int_equal(ack.ack.echo_flags, MR_ECHO_RETX);
+
+	/* 101 never arrived: the record does not pretend it did */
+	pkt.psn = 101;
+	assert_false(mr_linger_ack(&l, &pkt, false, 0, &ack));
+	/* another incarnation's token, a UC packet, an ACK, a datagram: not answered */
+	pkt.psn = 100;
+	pkt.ctok = 0x1003;
+	assert_false(mr_linger_ack(&l, &pkt, false, 0, &ack));
+	pkt.ctok = 0x1002;
+	pkt.flags = MR_F_UC;
+	assert_false(mr_linger_ack(&l, &pkt, false, 0, &ack));
+	pkt.flags = 0;
+	pkt.opcode = MR_OP_ACK;
+	assert_false(mr_linger_ack(&l, &pkt, false, 0, &ack));
+	pkt.opcode = MR_OP_UD_SEND;
+	assert_false(mr_linger_ack(&l, &pkt, false, 0, &ack));
+
+	/* a UC connection keeps nothing */
+	b->cfg.uc = true;
+	assert_false(mr_conn_linger(b, &l));
+	free(a);
+	free(b);
 }
 
 static void test_ecn_marked_path_sheds_load(void **state)
@@ -1434,6 +1589,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_post_checks_and_rnr),
 	cmocka_unit_test(test_rtr_responder_reads_and_atomics),
 	cmocka_unit_test(test_rtr_cmp_swap_and_disn_checks),
+	cmocka_unit_test(test_closed_receiver_without_record_fails_sender),
+	cmocka_unit_test(test_closed_receiver_record_completes_sender),
+	cmocka_unit_test(test_linger_record_answers_only_received),
 };
 
 int main(void)

@@ -63,6 +63,7 @@ enum metaroce_counter {
 	METAROCE_CNT_PKTS_LOST,		/* data packets declared lost */
 	METAROCE_CNT_RETRANS_PROBE,	/* tail-loss probes */
 	METAROCE_CNT_RETRANS_RNR,	/* resent after an RNR NAK */
+	METAROCE_CNT_LINGER_ACK_TX,	/* ACKs of closed connections' records */
 	METAROCE_CNT_MAX
 };
 

@@ -218,6 +218,7 @@ struct metaroce_dev *metaroce_dev_create(struct net_device *ndev)
 	atomic_set(&mdev->num_qp, 0);
 	xa_init_flags(&mdev->ah_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	metaroce_counters_init(&mdev->counters);
+	metaroce_linger_init(mdev);
 	atomic_set(&mdev->num_pd, 0);
 	atomic_set(&mdev->num_cq, 0);
 	atomic_set(&mdev->num_mr, 0);

@@ -72,6 +72,8 @@ void metaroce_dealloc_driver(struct ib_device *ibdev)
 		mdev->dp->ops->close(mdev->dp);
 		mdev->dp = NULL;
 	}
+	/* Only the receive path used the records. */
+	metaroce_linger_destroy(mdev);
 
 	/* ib_core destroyed every MR and AH before this point. */
 	WARN_ON(!xa_empty(&mdev->mr_xa));

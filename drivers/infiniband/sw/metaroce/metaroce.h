@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/mutex.h>
 #include <linux/skbuff.h>
@@ -126,6 +127,13 @@ struct metaroce_dev {
 
 	struct metaroce_counters counters;
 	struct dentry *debugfs;
+
+	/* Records of closed connections (linger.c), by QP number. */
+	DECLARE_HASHTABLE(linger_ht, 8);
+	struct list_head linger_list;	/* oldest first */
+	unsigned int linger_num;	/* READ_ONCE outside linger_lock */
+	spinlock_t linger_lock;		/* the three above */
+	struct delayed_work linger_gc;
 
 	/* Set by the datapath when the device is opened; NULL until then. */
 	struct metaroce_datapath *dp;
@@ -558,6 +566,14 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp);
 void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		     const struct mr_pkt *pkt,
 		     const struct metaroce_dp_rx_info *info);
+struct sk_buff *metaroce_pkt_new(const struct mr_pkt *h);
+
+/* linger.c */
+void metaroce_linger_init(struct metaroce_dev *mdev);
+void metaroce_linger_destroy(struct metaroce_dev *mdev);
+void metaroce_linger_add(struct metaroce_qp *qp);
+bool metaroce_linger_rcv(struct metaroce_dev *mdev, const struct mr_pkt *pkt,
+			 const struct metaroce_dp_rx_info *info);
 
 /* debugfs.c */
 void metaroce_debugfs_init(void);

@@ -482,6 +482,9 @@ int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 
 	if (new != cur) {
+		/* Leaving RTR or RTS: the peer may still need our last ACK. */
+		if (new == IB_QPS_RESET || new == IB_QPS_ERR)
+			metaroce_linger_add(qp);
 		switch (new) {
 		case IB_QPS_RESET:
 			ret = metaroce_qp_reset(qp);

@@ -364,6 +364,7 @@ static void metaroce_qp_to_err(struct metaroce_qp *qp)
 {
 	if (qp->state == IB_QPS_ERR)
 		return;
+	metaroce_linger_add(qp);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	qp->attr.qp_state = IB_QPS_ERR;
 	qp->flushing = true;
@@ -738,27 +739,41 @@ static void metaroce_dp_send(struct metaroce_qp *qp, struct sk_buff *skb,
 	dp->ops->xmit(dp, skb, dest);
 }
 
+/* A packet with @h's headers and room for its payload and ICRC. */
+struct sk_buff *metaroce_pkt_new(const struct mr_pkt *h)
+{
+	u32 hl = mr_pkt_hdrlen(h->opcode), len = hl + h->paylen;
+	struct sk_buff *skb;
+
+	if (!hl)
+		return ERR_PTR(-EINVAL);
+	skb = alloc_skb(metaroce_dp_headroom() + len + MR_ICRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	skb_reserve(skb, metaroce_dp_headroom());
+	if (mr_pkt_encode(h, skb_put(skb, len + MR_ICRC_LEN), hl) != hl) {
+		kfree_skb(skb);
+		return ERR_PTR(-EINVAL);
+	}
+	return skb;
+}
+
 static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 {
 	struct metaroce_datapath *dp = qp->mdev->dp;
 	const struct mr_pkt *h = &tp->hdr;
-	u32 hl = mr_pkt_hdrlen(h->opcode), len = hl + h->paylen;
+	u32 hl = mr_pkt_hdrlen(h->opcode);
 	struct metaroce_dp_dest dest;
 	struct sk_buff *skb;
 	u8 *p;
 	int ret = 0;
 
-	if (!dp || !hl)
+	if (!dp)
 		return -ENODEV;
-	skb = alloc_skb(metaroce_dp_headroom() + len + MR_ICRC_LEN, GFP_ATOMIC);
-	if (!skb)
-		return -ENOMEM;
-	skb_reserve(skb, metaroce_dp_headroom());
-	p = skb_put(skb, len + MR_ICRC_LEN);
-	if (mr_pkt_encode(h, p, hl) != hl) {
-		kfree_skb(skb);
-		return -EINVAL;
-	}
+	skb = metaroce_pkt_new(h);
+	if (IS_ERR(skb))
+		return PTR_ERR(skb);
+	p = skb->data;
 
 	if (h->paylen) {
 		if (h->opcode == MR_OP_READ_RESP) {
@@ -784,7 +799,7 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 			memset(p + hl, 0, h->paylen);
 		}
 	}
-	mr_pkt_icrc_put(p, len);
+	mr_pkt_icrc_put(p, skb->len - MR_ICRC_LEN);
 
 	dest = qp->dest;
 	metaroce_dp_send(qp, skb, &dest, h);
@@ -1217,11 +1232,15 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 
 	rcu_read_lock();
 	qp = xa_load(&mdev->qp_xa, pkt->dqpn);
-	/* In the error state only a QP that refused fatally listens: see below. */
+	/*
+	 * In the error state only a QP that refused fatally listens: see below.
+	 * For any other, a record of a closed connection may answer.
+	 */
 	if (!qp || READ_ONCE(qp->dying) || READ_ONCE(qp->state) < IB_QPS_RTR ||
 	    (READ_ONCE(qp->state) == IB_QPS_ERR && !READ_ONCE(qp->has_fatal_nak))) {
 		rcu_read_unlock();
-		metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		if (!metaroce_linger_rcv(mdev, pkt, info))
+			metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
 		kfree_skb(skb);
 		return;
 	}
@@ -1621,6 +1640,7 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 	mutex_lock(&qp->mutex);
 	WRITE_ONCE(qp->dying, true);
 	metaroce_qp_pause(qp);		/* for good */
+	metaroce_linger_add(qp);
 	mutex_unlock(&qp->mutex);
 	/* Receivers that found the QP before it left the xarray are done. */
 	synchronize_rcu();

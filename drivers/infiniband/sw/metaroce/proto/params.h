@@ -27,6 +27,8 @@
 #define MR_RTO_SPURIOUS_MAX	4	/* RTO floor shift after spurious timeouts */
 #define MR_RTO_CALM_PKTS	4096	/* packets acked without one to lower it */
 #define MR_RTO_COPIES		4	/* the oldest packet, on this many paths after an RTO */
+/* A closed connection's receive direction answers retransmissions this long. */
+#define MR_LINGER_NS		(2000 * MR_NSEC_PER_MSEC)
 /* UC receiver: a hole older than this is lost (its packet is never resent). */
 #define MR_UC_HOLE_NS		(8 * MR_NSEC_PER_MSEC)
 
