@@ -19,6 +19,8 @@ require_vm
 use_build_provider
 
 PORT=18515
+LINGER=/sys/kernel/debug/metaroce/mr_b/linger
+RECORDS=''
 GA='' GB=''
 
 setup() {
@@ -61,7 +63,7 @@ pingpong() {
 # ends "transport retry counter exceeded" about 0.54 s after the pong was first sent
 # (ibv_rc_pingpong's timeout 14 and retry_cnt 7), so the filter must go before that.
 last_ack_lost() {
-	local name=$1 spid rc=0 out srv before after t0 ms
+	local name=$1 spid rc=0 out srv before after t0 ms qpn listed
 	PORT=$((PORT + 1))
 	before=$(counter mr_b linger_ack_tx)
 	if ! on b tc qdisc add dev vb clsact ||
@@ -78,21 +80,36 @@ last_ack_lost() {
 	t0=${EPOCHREALTIME/./}
 	tc -n b qdisc del dev vb clsact
 	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
+	# Now, while the record is young: it lives 2 s from the client's exit.
+	RECORDS=$(cat "$LINGER")
 	wait "$spid" || rc=$((rc ? rc : $?))
 	srv=$(cat /tmp/pp-srv.$$)
 	rm -f /tmp/pp-srv.$$
 	after=$(counter mr_b linger_ack_tx)
+	# The client's record, as debugfs lists it: its QP number, the server as peer.
+	qpn=$(sed -n 's/.*local address:.*QPN 0x\([0-9a-f]*\).*/\1/p' <<<"$out")
+	listed=$(grep "^qp $((16#${qpn:-0})): peer ::ffff:10.7.0.1 " <<<"$RECORDS")
 	ktap_diag "client: $out"
 	ktap_diag "server: $srv"
 	ktap_diag "filter removed ${ms} ms after the client exited; linger_ack_tx $before -> $after"
-	if [ "$rc" -eq 0 ] && grep -q 'iters in' <<<"$srv" && [ "$after" -gt "$before" ]; then
+	ktap_diag "record: ${listed:-none}"
+	if [ "$rc" -eq 0 ] && grep -q 'iters in' <<<"$srv" && [ "$after" -gt "$before" ] &&
+	   [ -n "$listed" ]; then
 		ktap_ok "$name"
 	else
 		ktap_fail "$name (exit status $rc)"
 	fi
 }
 
-ktap_plan 7
+# Records live MR_LINGER_NS (2 s) from their QP's close; then the device's work frees them.
+# (debugfs files have size 0: read them.)
+records_expire() {
+	[ -n "$RECORDS" ] || { echo "no record was listed"; return 1; }
+	sleep 3
+	[ -z "$(cat "$LINGER")" ] || { cat "$LINGER"; return 1; }
+}
+
+ktap_plan 8
 # Not through ktap_check, whose subshell would keep GA and GB to itself.
 if setup; then
 	ktap_ok "two nodes, a MetaRoCE device on each (GIDs $GA, $GB: IPv4)"
@@ -105,6 +122,7 @@ pingpong "ibv_rc_pingpong, 100 x 64 B (inline sends)" -n 100 -s 64
 pingpong "ibv_rc_pingpong, 100 x 64 KiB" -n 100 -s 65536
 pingpong "ibv_rc_pingpong -e (completion events), 100 x 4 KiB" -n 100 -s 4096 -e
 last_ack_lost "ibv_rc_pingpong -n 1, the client's ACKs lost until it exits: the closed QP's record answers"
+ktap_check "the records are freed 2 s after their QPs closed" records_expire
 netem a va loss 5%
 netem b vb loss 5%
 pingpong "ibv_rc_pingpong, 200 x 4 KiB, 5% loss" -n 200 -s 4096

@@ -3,7 +3,8 @@
  * MetaRoCE: debugfs, /sys/kernel/debug/metaroce/<device>/.
  *
  * "info" describes the binding, "counters" repeats the hardware counters,
- * "qps" shows the state of every QP's connection and of each of its paths.
+ * "qps" shows the state of every QP's connection and of each of its paths,
+ * "linger" the records that closed connections left (linger.c).
  * The directory keeps the name the device had when it was registered.
  */
 
@@ -109,6 +110,13 @@ static int qps_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(qps);
 
+static int linger_show(struct seq_file *s, void *unused)
+{
+	metaroce_linger_show(s, s->private);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(linger);
+
 static int counters_show(struct seq_file *s, void *unused)
 {
 	struct metaroce_dev *mdev = s->private;
@@ -133,6 +141,7 @@ void metaroce_debugfs_add_dev(struct metaroce_dev *mdev)
 	debugfs_create_file("counters", 0400, mdev->debugfs, mdev,
 			    &counters_fops);
 	debugfs_create_file("qps", 0400, mdev->debugfs, mdev, &qps_fops);
+	debugfs_create_file("linger", 0400, mdev->debugfs, mdev, &linger_fops);
 	metaroce_xmit_test_add(mdev);
 }
 

@@ -15,6 +15,7 @@
  */
 
 #include <linux/hashtable.h>
+#include <linux/seq_file.h>
 #include <net/inet_ecn.h>
 
 #include "metaroce.h"
@@ -171,6 +172,21 @@ bool metaroce_linger_rcv(struct metaroce_dev *mdev, const struct mr_pkt *pkt,
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/* debugfs "linger": the records, oldest first; expired ones until the work frees them. */
+void metaroce_linger_show(struct seq_file *s, struct metaroce_dev *mdev)
+{
+	struct metaroce_linger *l;
+	u64 now = ktime_get_ns();
+
+	spin_lock_bh(&mdev->linger_lock);
+	list_for_each_entry(l, &mdev->linger_list, lnode)
+		seq_printf(s, "qp %u: peer %pI6c qpn %u cack %u rx_cnt %u ms_left %llu\n",
+			   l->qpn, &l->dest.daddr, l->rx.peer_qpn, l->rx.rx.cack,
+			   l->rx.rx_cnt,
+			   l->expires > now ? div_u64(l->expires - now, NSEC_PER_MSEC) : 0);
+	spin_unlock_bh(&mdev->linger_lock);
 }
 
 void metaroce_linger_init(struct metaroce_dev *mdev)

@@ -574,6 +574,7 @@ void metaroce_linger_destroy(struct metaroce_dev *mdev);
 void metaroce_linger_add(struct metaroce_qp *qp);
 bool metaroce_linger_rcv(struct metaroce_dev *mdev, const struct mr_pkt *pkt,
 			 const struct metaroce_dp_rx_info *info);
+void metaroce_linger_show(struct seq_file *s, struct metaroce_dev *mdev);
 
 /* debugfs.c */
 void metaroce_debugfs_init(void);
