@@ -135,8 +135,7 @@ static void metaroce_linger_send(struct metaroce_dev *mdev, struct metaroce_ling
 	if (IS_ERR(skb))
 		return;
 	mr_pkt_icrc_put(skb->data, skb->len - MR_ICRC_LEN);
-	dest.sport = htons(METAROCE_SPORT_MIN +
-			   (l->sport_base + ack->path) % METAROCE_SPORT_SPAN);
+	dest.sport = htons(metaroce_sport(l->sport_base, ack->path));
 	metaroce_count(&mdev->counters, METAROCE_CNT_TX_PACKETS);
 	metaroce_count(&mdev->counters, METAROCE_CNT_SACK_TX);
 	metaroce_count(&mdev->counters, METAROCE_CNT_LINGER_ACK_TX);
@@ -155,7 +154,7 @@ bool metaroce_linger_rcv(struct metaroce_dev *mdev, const struct mr_pkt *pkt,
 	bool found = false;
 	u8 path;
 
-	if (!READ_ONCE(mdev->linger_num) || !mdev->dp)
+	if (!READ_ONCE(mdev->linger_num))
 		return false;
 	rcu_read_lock();
 	hash_for_each_possible_rcu(mdev->linger_ht, l, hnode, pkt->dqpn) {

@@ -426,10 +426,15 @@ static inline struct metaroce_qp *to_mqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct metaroce_qp, ibqp);
 }
 
-/* UDP source port of path p, host order. */
+/* UDP source port of path p of a QP whose ports start at base, host order. */
+static inline u16 metaroce_sport(u16 base, unsigned int p)
+{
+	return METAROCE_SPORT_MIN + (base + p) % METAROCE_SPORT_SPAN;
+}
+
 static inline u16 metaroce_qp_sport(const struct metaroce_qp *qp, unsigned int p)
 {
-	return METAROCE_SPORT_MIN + (qp->sport_base + p) % METAROCE_SPORT_SPAN;
+	return metaroce_sport(qp->sport_base, p);
 }
 
 /* RC and UC QPs have a connection (proto/conn.c); UD and GSI send datagrams. */

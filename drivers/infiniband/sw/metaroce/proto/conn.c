@@ -655,7 +655,7 @@ static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pk
 		c->ce_cnt++;
 	c->echo_psn = pkt->psn;
 	c->echo_path = pkt->path;
-	c->echo_flags = (ce ? MR_ECHO_CE : 0) | (pkt->flags & MR_F_RETX ? MR_ECHO_RETX : 0);
+	c->echo_flags = mr_echo_flags(pkt, ce);
 	c->echo_arrival_ns = now;
 }
 

@@ -317,6 +317,12 @@ void mr_conn_set_fail_time(struct mr_conn *c, u64 fail_min_ns);
 /* The connection token of the packets snd_qpn sends to rcv_qpn from its first PSN snd_isn. */
 u32 mr_ctok_derive(u32 rcv_qpn, u32 snd_qpn, u32 snd_isn);
 
+/* The echo flags of an ACK that answers pkt, which arrived with CE when ce. */
+static inline u8 mr_echo_flags(const struct mr_pkt *pkt, bool ce)
+{
+	return (ce ? MR_ECHO_CE : 0) | (pkt->flags & MR_F_RETX ? MR_ECHO_RETX : 0);
+}
+
 /*
  * The connection is dead: a retry or RNR limit, a fatal NAK, or responses to the
  * peer's READs and atomics that were never acknowledged (no send WQE carries that).

@@ -41,7 +41,7 @@ bool mr_linger_ack(const struct mr_linger *l, const struct mr_pkt *pkt, bool ce,
 	ack->ack.cack = l->rx.cack;
 	ack->ack.echo_psn = pkt->psn;
 	ack->ack.echo_path = pkt->path;
-	ack->ack.echo_flags = (ce ? MR_ECHO_CE : 0) | (pkt->flags & MR_F_RETX ? MR_ECHO_RETX : 0);
+	ack->ack.echo_flags = mr_echo_flags(pkt, ce);
 	ack->ack.ce_cnt = l->ce_cnt;
 	ack->ack.rx_cnt = l->rx_cnt;
 	mr_rxwin_sack(&l->rx, ack->ack.sack);
