@@ -10,8 +10,9 @@
 # metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
 # the module parameter paths was 2: its QPs have two paths, and a stream makes fast
 # retransmissions of at most 1% of its packets (all of them spurious); metaroce_qp_run
-# traces the runs of its transport, which together sent what the device counted. Last,
-# the test module metaroce_ipsample.ko (tools/bench/profile.sh) samples such a stream.
+# traces the runs of its transport, which together sent what the device counted, and drop
+# monitors (skb:kfree_skb) see none of the packets it used. Last, the test module
+# metaroce_ipsample.ko (tools/bench/profile.sh) samples such a stream.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/observability.sh
@@ -160,7 +161,41 @@ ip_sampled() {
 	[ "$busy" = refused ] && [ "$rc" -eq 0 ] && [ "${total:-0}" -gt 0 ] && [ "$mod" -gt 0 ]
 }
 
-ktap_plan 14
+# not_dropped: a 300-send stream on the clean link, with the tracepoint skb:kfree_skb on,
+# which drop monitors (dropwatch, perf) read. MetaRoCE frees there only the packets it
+# could not use, and counts them (duplicates of spurious retransmissions, say), but for the
+# few that metaroce_rc_test's error cases make it refuse with a NAK (1% of the data packets
+# allowed); those it placed or read are consumed. Before consume_skb() every packet was a
+# "drop".
+DROP_COUNTERS="rx_duplicate rx_out_of_window rx_malformed_dropped rx_no_conn_dropped
+rx_nomem_dropped rx_no_wqe_dropped rx_bad_qkey_dropped rnr_nak_tx"
+dropped_sum() {
+	local n=0 dev name
+	for dev in mr_a mr_b; do
+		for name in $DROP_COUNTERS; do
+			n=$((n + $(counter "$dev" "$name")))
+		done
+	done
+	echo "$n"
+}
+not_dropped() {
+	local ev=$TRACING/events/skb/kfree_skb/enable rx0 rx rc drops counted
+	rx0=$(($(counter mr_a rx_packets) + $(counter mr_b rx_packets)))
+	counted=$(dropped_sum)
+	echo >"$TRACING/trace" && echo 1 >"$ev" || return 1
+	stream 300
+	rc=$?
+	echo 0 >"$ev"
+	rx=$(($(counter mr_a rx_packets) + $(counter mr_b rx_packets) - rx0))
+	counted=$(($(dropped_sum) - counted))
+	drops=$(grep -c 'kfree_skb:.*location=metaroce' "$TRACING/trace")
+	echo "status $rc; $rx data packets placed; $drops freed by metaroce as dropped," \
+		"$counted counted as dropped"
+	grep -o 'location=metaroce[^ ]*' "$TRACING/trace" | sort | uniq -c
+	[ "$rc" -eq 0 ] && [ "$rx" -gt 0 ] && [ "$drops" -le $((counted + rx / 100)) ]
+}
+
+ktap_plan 15
 # In this shell, not in ktap_check's subshell: cleanup must know the nodes it made.
 setup
 rc=$?
@@ -208,6 +243,8 @@ ktap_result "clean link: the stream completes, fast retransmissions <= 1% of pac
 	"$fast fast retransmissions of $sent packets sent (status $rc)"
 ktap_check "tracepoint metaroce_qp_run: mr_a's runs account for the packets it sent" \
 	traced_runs
+ktap_check "drop monitors: metaroce frees as dropped only packets it could not use" \
+	not_dropped
 ktap_check "metaroce_ipsample.ko samples a stream, metaroce's functions among its samples" \
 	ip_sampled
 ktap_finish

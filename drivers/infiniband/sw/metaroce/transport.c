@@ -1160,6 +1160,7 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
 	bool ce = cb->ecn == INET_ECN_CE;
 	struct mr_rx_res res;
+	bool consumed = false;
 	struct mr_pkt pkt;
 	int syn;
 
@@ -1176,6 +1177,7 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 	case MR_RXC_PLACE:
 		syn = metaroce_rx_place(qp, &pkt, skb->data + pkt.hdrlen, &res);
 		if (!syn) {
+			consumed = true;
 			mr_conn_rx_commit(qp->conn, now, &pkt, ce);
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_PACKETS);
 			metaroce_count_add(&qp->mdev->counters, METAROCE_CNT_RX_BYTES,
@@ -1209,6 +1211,7 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_DUPLICATE);
 		break;
 	case MR_RXC_DONE:
+		consumed = true;
 		if (pkt.opcode == MR_OP_ACK)
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_SACK_RX);
 		else if (pkt.nak.syndrome == MR_NAK_RNR)
@@ -1220,7 +1223,11 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 	}
 	metaroce_rx_deliver(qp);
 out:
-	kfree_skb(skb);
+	/* Drop monitors count kfree_skb(): only a packet that was of no use. */
+	if (consumed)
+		consume_skb(skb);
+	else
+		kfree_skb(skb);
 }
 
 /* Softirq: find the QP and queue the packet for its run after this batch. */
@@ -1239,8 +1246,11 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 	if (!qp || READ_ONCE(qp->dying) || READ_ONCE(qp->state) < IB_QPS_RTR ||
 	    (READ_ONCE(qp->state) == IB_QPS_ERR && !READ_ONCE(qp->has_fatal_nak))) {
 		rcu_read_unlock();
-		if (!metaroce_linger_rcv(mdev, pkt, info))
-			metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		if (metaroce_linger_rcv(mdev, pkt, info)) {
+			consume_skb(skb);
+			return;
+		}
+		metaroce_count(&mdev->counters, METAROCE_CNT_RX_NO_CONN);
 		kfree_skb(skb);
 		return;
 	}
@@ -1468,6 +1478,9 @@ complete:
 	metaroce_rq_complete(qp, &wc, pkt.flags & MR_F_SE);
 	if (wc.status != IB_WC_SUCCESS)
 		metaroce_qp_to_err(qp);
+	/* It took a receive WQE, whatever the status: not a drop. */
+	consume_skb(skb);
+	return;
 out:
 	kfree_skb(skb);
 }
