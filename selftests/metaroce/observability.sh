@@ -167,12 +167,13 @@ ip_sampled() {
 # few that metaroce_rc_test's error cases make it refuse with a NAK (1% of the data packets
 # allowed); those it placed or read are consumed. Before consume_skb() every packet was a
 # "drop".
-DROP_COUNTERS="rx_duplicate rx_out_of_window rx_malformed_dropped rx_no_conn_dropped
-rx_nomem_dropped rx_no_wqe_dropped rx_bad_qkey_dropped rnr_nak_tx"
-dropped_sum() {
+DROP_COUNTERS=(rx_duplicate rx_out_of_window rx_malformed_dropped rx_no_conn_dropped
+	rx_nomem_dropped rx_no_wqe_dropped rx_bad_qkey_dropped rnr_nak_tx)
+# both_sum NAME...: the named counters of mr_a and mr_b, summed
+both_sum() {
 	local n=0 dev name
 	for dev in mr_a mr_b; do
-		for name in $DROP_COUNTERS; do
+		for name in "$@"; do
 			n=$((n + $(counter "$dev" "$name")))
 		done
 	done
@@ -180,14 +181,14 @@ dropped_sum() {
 }
 not_dropped() {
 	local ev=$TRACING/events/skb/kfree_skb/enable rx0 rx rc drops counted
-	rx0=$(($(counter mr_a rx_packets) + $(counter mr_b rx_packets)))
-	counted=$(dropped_sum)
+	rx0=$(both_sum rx_packets)
+	counted=$(both_sum "${DROP_COUNTERS[@]}")
 	echo >"$TRACING/trace" && echo 1 >"$ev" || return 1
 	stream 300
 	rc=$?
 	echo 0 >"$ev"
-	rx=$(($(counter mr_a rx_packets) + $(counter mr_b rx_packets) - rx0))
-	counted=$(($(dropped_sum) - counted))
+	rx=$(($(both_sum rx_packets) - rx0))
+	counted=$(($(both_sum "${DROP_COUNTERS[@]}") - counted))
 	drops=$(grep -c 'kfree_skb:.*location=metaroce' "$TRACING/trace")
 	echo "status $rc; $rx data packets placed; $drops freed by metaroce as dropped," \
 		"$counted counted as dropped"

@@ -67,10 +67,9 @@ drop_b_acks() {
 }
 pass_b_acks() { tc -n b qdisc del dev vb clsact; }
 
-# last_ack_lost NAME: the client's ACKs are lost while it runs (a u32 filter on the opcode
-# byte of the MetaRoCE header, behind 20 bytes of IPv4 and 8 of UDP). Once the pong is there
-# the client has both its completions, destroys its QP and exits, and the server has not
-# heard that the pong arrived. Then the filter goes: the server's copies of the pong find
+# last_ack_lost NAME: the client's ACKs are lost while it runs (drop_b_acks). Once the
+# pong is there the client has both its completions, destroys its QP and exits, and the
+# server has not heard that the pong arrived. Then the filter goes: the server's copies of the pong find
 # only the record that the client's closed connection left ("The last ACK" in
 # Documentation/infiniband/metaroce.rst), and its send must complete. Without the record it
 # ends "transport retry counter exceeded" about 0.54 s after the pong was first sent
