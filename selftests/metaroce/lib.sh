@@ -315,10 +315,11 @@ wait_listen() {
 	return 1
 }
 
-# bw_pair SRV NODE_SRV GID_SRV CLI NODE_CLI GID_CLI SERVER_IP [perftest args]: ib_write_bw
-# between two devices in their nodes' namespaces; prints the average Gb/s. A GID index of "-"
-# leaves it to perftest (with -R, rdma_cm picks it).
-bw_pair() {
+# bw_row SRV NODE_SRV GID_SRV CLI NODE_CLI GID_CLI SERVER_IP [perftest args]: ib_write_bw
+# between two devices in their nodes' namespaces; prints the iterations and the average Gb/s
+# of the client's result row. A GID index of "-" leaves it to perftest (with -R, rdma_cm
+# picks it).
+bw_row() {
 	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port _
 	local -a xsrv=() xcli=()
 	shift 7
@@ -353,7 +354,16 @@ bw_pair() {
 	fi
 	rm -f /tmp/bw-server.$$
 	# The result row: bytes, iterations, peak, average, msg rate.
-	printf '%s\n' "$out" | awk '$1 ~ /^[0-9]+$/ && NF >= 5 { avg = $4 } END { if (avg == "") exit 1; print avg }'
+	printf '%s\n' "$out" |
+		awk '$1 ~ /^[0-9]+$/ && NF >= 5 { row = $2 " " $4 } END { if (row == "") exit 1; print row }'
+}
+
+# bw_pair, with bw_row's arguments: prints the average Gb/s only.
+bw_pair() {
+	local row
+
+	row=$(bw_row "$@") || return
+	printf '%s\n' "${row#* }"
 }
 
 # rdma_del_all: deletes every device rdma_add made; fails if any deletion did.
