@@ -45,7 +45,7 @@ counters_listed() {
 	out=$(rdma statistic show link "$1/1") || return 1
 	for c in tx_packets rx_packets tx_bytes rx_bytes retrans_fast retrans_timeout \
 		 sack_tx sack_rx rx_duplicate rx_out_of_window ecn_marked_rx ecn_echoed_tx \
-		 path_changes rx_malformed_dropped rnr_nak_tx rnr_nak_rx; do
+		 path_changes rx_malformed_dropped rnr_nak_tx rnr_nak_rx nak_tx nak_rx; do
 		grep -qw "$c 0" <<<"$out" || { echo "missing '$c 0' in: $out"; return 1; }
 	done
 }

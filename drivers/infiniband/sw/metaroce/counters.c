@@ -52,6 +52,8 @@ static const struct rdma_stat_desc metaroce_counter_descs[] = {
 	[METAROCE_CNT_RETRANS_PROBE].name = "retrans_probe",
 	[METAROCE_CNT_RETRANS_RNR].name = "retrans_rnr",
 	[METAROCE_CNT_LINGER_ACK_TX].name = "linger_ack_tx",
+	[METAROCE_CNT_NAK_TX].name = "nak_tx",
+	[METAROCE_CNT_NAK_RX].name = "nak_rx",
 };
 
 static_assert(ARRAY_SIZE(metaroce_counter_descs) == METAROCE_CNT_MAX);

@@ -64,6 +64,8 @@ enum metaroce_counter {
 	METAROCE_CNT_RETRANS_PROBE,	/* tail-loss probes */
 	METAROCE_CNT_RETRANS_RNR,	/* resent after an RNR NAK */
 	METAROCE_CNT_LINGER_ACK_TX,	/* ACKs of closed connections' records */
+	METAROCE_CNT_NAK_TX,		/* NAKs that end the connection, sent */
+	METAROCE_CNT_NAK_RX,		/* and received (RNR NAKs: rnr_nak_*) */
 	METAROCE_CNT_MAX
 };
 

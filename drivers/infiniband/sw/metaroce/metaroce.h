@@ -568,6 +568,7 @@ void metaroce_qp_doorbell(struct metaroce_qp *qp);
 void metaroce_qp_pause(struct metaroce_qp *qp);
 void metaroce_qp_resume(struct metaroce_qp *qp);
 void metaroce_qp_transport_stop(struct metaroce_qp *qp);
+void metaroce_rxq_purge(struct metaroce_qp *qp);
 void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		     const struct mr_pkt *pkt,
 		     const struct metaroce_dp_rx_info *info);

@@ -350,7 +350,7 @@ static int metaroce_qp_reset(struct metaroce_qp *qp)
 {
 	kvfree(qp->conn);
 	qp->conn = NULL;
-	skb_queue_purge(&qp->rxq);
+	metaroce_rxq_purge(qp);
 	if (!qp->user) {
 		qp->sq.ring->cons = qp->sq.ring->prod;
 		if (!qp->srq)

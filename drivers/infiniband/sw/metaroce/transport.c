@@ -1198,12 +1198,14 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 		if (syn == MR_NAK_RNR) {
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_TX);
 		} else {
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
 			metaroce_keep_fatal_nak(qp, &res.nak);
 			metaroce_qp_to_err(qp);
 		}
 		break;
 	case MR_RXC_FATAL:
 		metaroce_xmit_ctl(qp, &res.nak);
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
 		metaroce_keep_fatal_nak(qp, &res.nak);
 		metaroce_qp_to_err(qp);
 		break;
@@ -1216,6 +1218,8 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_SACK_RX);
 		else if (pkt.nak.syndrome == MR_NAK_RNR)
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_RX);
+		else if (pkt.opcode == MR_OP_NAK)
+			metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_RX);
 		break;
 	case MR_RXC_DROP:
 		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_OUT_OF_WINDOW);
@@ -1542,8 +1546,12 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 
 			if (qp->has_fatal_nak &&
 			    mr_pkt_decode(skb->data, skb->len, &pkt) == MR_PERR_OK &&
-			    mr_op_is_data(pkt.opcode) && pkt.ctok == qp->conn->cfg.local_ctok)
+			    mr_op_is_data(pkt.opcode) && pkt.ctok == qp->conn->cfg.local_ctok) {
 				metaroce_xmit_ctl(qp, qp->fatal_nak);
+				metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
+			} else {
+				metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_CONN);
+			}
 			kfree_skb(skb);
 			budget--;
 		}
@@ -1551,13 +1559,13 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		return budget <= 0;
 	}
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS) {
-		skb_queue_purge(&qp->rxq);
+		metaroce_rxq_purge(qp);
 		return false;
 	}
 	if (!metaroce_qp_connected(qp))
 		return metaroce_ud_run(qp);
 	if (!qp->conn) {
-		skb_queue_purge(&qp->rxq);
+		metaroce_rxq_purge(qp);
 		return false;
 	}
 
@@ -1662,7 +1670,21 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 	cancel_work_sync(&qp->work);
 	metaroce_bh_kill(&qp->rx_bh);
 	hrtimer_cancel(&qp->timer);
-	skb_queue_purge(&qp->rxq);
+	metaroce_rxq_purge(qp);
+}
+
+/*
+ * Drop what a QP had queued but will not read (it left RTR/RTS, or is going
+ * away): packets for no connection, as the receive path counts them.
+ */
+void metaroce_rxq_purge(struct metaroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&qp->rxq))) {
+		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_CONN);
+		kfree_skb(skb);
+	}
 }
 
 int metaroce_transport_init(void)
