@@ -1155,6 +1155,20 @@ static void metaroce_keep_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt 
 	WRITE_ONCE(qp->has_fatal_nak, !!qp->fatal_nak);
 }
 
+static void metaroce_xmit_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	metaroce_xmit_ctl(qp, nak);
+	metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
+}
+
+/* Refused for good: the NAK, kept to answer the peer's later packets with, and ERR. */
+static void metaroce_refuse_fatal(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	metaroce_xmit_fatal_nak(qp, nak);
+	metaroce_keep_fatal_nak(qp, nak);
+	metaroce_qp_to_err(qp);
+}
+
 static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now)
 {
 	struct metaroce_rx_cb *cb = metaroce_rx_cb(skb);
@@ -1194,20 +1208,15 @@ static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now
 		mr_conn_refuse(qp->conn, &pkt, syn,
 			       syn == MR_NAK_RNR ? max_t(u16, qp->attr.min_rnr_timer, 1) : 0,
 			       &res.nak);
-		metaroce_xmit_ctl(qp, &res.nak);
 		if (syn == MR_NAK_RNR) {
+			metaroce_xmit_ctl(qp, &res.nak);
 			metaroce_count(&qp->mdev->counters, METAROCE_CNT_RNR_NAK_TX);
 		} else {
-			metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
-			metaroce_keep_fatal_nak(qp, &res.nak);
-			metaroce_qp_to_err(qp);
+			metaroce_refuse_fatal(qp, &res.nak);
 		}
 		break;
 	case MR_RXC_FATAL:
-		metaroce_xmit_ctl(qp, &res.nak);
-		metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
-		metaroce_keep_fatal_nak(qp, &res.nak);
-		metaroce_qp_to_err(qp);
+		metaroce_refuse_fatal(qp, &res.nak);
 		break;
 	case MR_RXC_DUP:
 		metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_DUPLICATE);
@@ -1547,8 +1556,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 			if (qp->has_fatal_nak &&
 			    mr_pkt_decode(skb->data, skb->len, &pkt) == MR_PERR_OK &&
 			    mr_op_is_data(pkt.opcode) && pkt.ctok == qp->conn->cfg.local_ctok) {
-				metaroce_xmit_ctl(qp, qp->fatal_nak);
-				metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
+				metaroce_xmit_fatal_nak(qp, qp->fatal_nak);
 			} else {
 				metaroce_count(&qp->mdev->counters, METAROCE_CNT_RX_NO_CONN);
 			}
