@@ -37,6 +37,11 @@
 #define READ_OFF	(32 * 1024)	/* what the client reads */
 #define WRITE_OFF	(16 * 1024)	/* where the client writes */
 #define TIMEOUT_S	20
+/* A burst of UD sends in one batch, more than one run of the transport sends. */
+#define BURST		200
+#define BURST_LEN	16	/* payload: its index, then a pattern seeded by it */
+#define BURST_SLOT	64	/* server: GRH and payload per receive */
+#define BURST_OFF	(40 * 1024)	/* server: the burst's receives */
 
 /* Offsets in the client's buffer. */
 #define C_SEND		0
@@ -44,6 +49,7 @@
 #define C_READ		(16 * 1024)
 #define C_ATOMIC	(32 * 1024)
 #define C_UD		(40 * 1024)
+#define C_BURST		(44 * 1024)
 
 struct peer {
 	uint32_t rc_qpn, ud_qpn, rkey;
@@ -124,7 +130,7 @@ static void setup(struct side *s, const char *dev_name)
 			IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
+		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 2,
 			 .max_recv_sge = 1, .max_inline_data = 64 },
 	};
 	struct ibv_device **list;
@@ -298,6 +304,56 @@ static void describe(const struct cqe *c, int n)
 				c[i].len, c[i].qp_num, c[i].src_qp, c[i].imm);
 }
 
+static int post_burst_recvs(struct side *s)
+{
+	int i;
+
+	for (i = 0; i < BURST; i++)
+		if (post_recv(s, s->ud, 1000 + i, BURST_OFF + i * BURST_SLOT,
+			      GRH_SIZE + BURST_LEN))
+			return -1;
+	return 0;
+}
+
+static void burst_payload(uint8_t *p, uint32_t index)
+{
+	memcpy(p, &index, 4);
+	pattern(p + 4, BURST_LEN - 4, (uint8_t)index);
+}
+
+/*
+ * Every datagram of the client's burst arrived once, intact, into the
+ * receives in the order they were posted. Datagrams may overtake each other
+ * (the transport's runs can be on either CPU), so the indexes they carry
+ * must be a permutation, not a sequence.
+ */
+static void check_burst(struct side *s, const struct peer *p)
+{
+	static struct cqe c[BURST];
+	uint8_t seen[BURST] = {}, want[BURST_LEN];
+	int n, i, bad = -1;
+
+	n = poll_ex(s, c, BURST);
+	for (i = 0; i < n && bad < 0; i++) {
+		const uint8_t *d = s->buf + BURST_OFF + i * BURST_SLOT + GRH_SIZE;
+		uint32_t index;
+
+		memcpy(&index, d, 4);
+		if (index < BURST)
+			burst_payload(want, index);
+		if (c[i].status != IBV_WC_SUCCESS || c[i].wr_id != 1000u + i ||
+		    c[i].opcode != IBV_WC_RECV || c[i].src_qp != p->ud_qpn ||
+		    c[i].len != GRH_SIZE + BURST_LEN || index >= BURST ||
+		    seen[index]++ || memcmp(d, want, BURST_LEN))
+			bad = i;
+	}
+	snprintf(why, sizeof(why), "%d of %d completions; first bad %d:", n, BURST, bad);
+	if (bad >= 0)
+		describe(&c[bad], 1);
+	check(n == BURST && bad < 0,
+	      "server: a burst of 200 UD sends all arrived once, intact, in posted receives");
+}
+
 static void server(struct side *s, const char *dir)
 {
 	struct ibv_cq_init_attr_ex ca = {
@@ -328,8 +384,8 @@ static void server(struct side *s, const char *dir)
 	if (to_init(s) || post_recv(s, s->rc, 1, 0, 4096) ||
 	    post_recv(s, s->rc, 2, 4096, 4096) ||
 	    post_recv(s, s->rc, 3, 8192, 64) ||
-	    post_recv(s, s->ud, 4, 12288, GRH_SIZE + 1024))
-		die("server: INIT, 4 receives posted");
+	    post_recv(s, s->ud, 4, 12288, GRH_SIZE + 1024) || post_burst_recvs(s))
+		die("server: INIT, 4 receives and the burst's posted");
 
 	me.rc_qpn = s->rc->qp_num;
 	me.ud_qpn = s->ud->qp_num;
@@ -381,6 +437,8 @@ static void server(struct side *s, const char *dir)
 	      pattern_ok(s->buf + 12288 + GRH_SIZE, 1024, 0x44),
 	      "server: UD wr_send_imm received: GRH, source QP, immediate, data");
 
+	check_burst(s, &p);
+
 	/* The client reads the atomics' result back itself; wait for it. */
 	get_file(dir, "client-done", NULL);
 	memcpy(&word, s->buf + ATOMIC_OFF, 8);
@@ -411,7 +469,7 @@ static void client(struct side *s, const char *dir)
 	struct ibv_ah *ah;
 	struct cqe c[8];
 	uint64_t v;
-	int ret;
+	int ret, i;
 
 	snprintf(why, sizeof(why), "errno %d", errno);
 	if (to_init(s))
@@ -533,6 +591,22 @@ static void client(struct side *s, const char *dir)
 	check(ret == 0 && client_wait(s, 1, c) && c[0].wr_id == 109 &&
 	      c[0].opcode == IBV_WC_SEND && c[0].qp_num == s->ud->qp_num,
 	      "client: UD wr_send_imm with wr_set_ud_addr");
+
+	/* One batch, one doorbell; only the last is signaled. */
+	ibv_wr_start(s->udx);
+	for (i = 0; i < BURST; i++) {
+		burst_payload(s->buf + C_BURST + i * BURST_LEN, i);
+		s->udx->wr_id = 1000 + i;
+		s->udx->wr_flags = i == BURST - 1 ? IBV_SEND_SIGNALED : 0;
+		ibv_wr_send(s->udx);
+		ibv_wr_set_ud_addr(s->udx, ah, p.ud_qpn, QKEY);
+		ibv_wr_set_sge(s->udx, s->mr->lkey,
+			       (uintptr_t)s->buf + C_BURST + i * BURST_LEN, BURST_LEN);
+	}
+	ret = ibv_wr_complete(s->udx);
+	check(ret == 0 && client_wait(s, 1, c) && c[0].wr_id == 1000 + BURST - 1 &&
+	      c[0].opcode == IBV_WC_SEND,
+	      "client: a burst of 200 UD sends in one batch completes");
 
 	put_file(dir, "client-done", NULL);
 	ibv_destroy_ah(ah);

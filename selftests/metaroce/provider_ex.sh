@@ -9,7 +9,9 @@
 # client posts with the ibv_wr_* API only: an aborted send (which must never arrive), a
 # 4 KiB send, a send with immediate and inline data, an RDMA write of two SGEs and an RDMA
 # write with immediate in one batch, an RDMA read, fetch-and-add, compare-and-swap and a read
-# back in one batch, and a UD send with immediate (wr_set_ud_addr). The server checks every
+# back in one batch, a UD send with immediate (wr_set_ud_addr), then 200 UD sends in one
+# batch (more than a run of the transport sends: metaroce.ko sends a budget per run and its
+# work item the rest, not the whole ring with bottom halves off). The server checks every
 # completion's fields and every byte that arrives; the client checks its own completions
 # and the data it read. They exchange QP numbers, GIDs and rkeys through files. The server
 # also checks that metaroce.ko refuses a CQ flag it lacks (IGNORE_OVERRUN) with EOPNOTSUPP.
@@ -26,8 +28,8 @@ use_build_provider
 
 WORK=$(mktemp -d)
 HELPER=$WORK/provider_ex
-SERVER_CHECKS=7
-CLIENT_CHECKS=7
+SERVER_CHECKS=8
+CLIENT_CHECKS=8
 GA='' GB=''
 trap 'cleanup; rm -rf "$WORK"' EXIT
 

@@ -1366,12 +1366,19 @@ static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 	return IB_WC_SUCCESS;
 }
 
-/* Take, send and complete the datagrams posted to the send ring. */
-static void metaroce_ud_sq_run(struct metaroce_qp *qp)
+/*
+ * Take, send and complete up to @budget datagrams posted to the send ring.
+ * The process can post a whole ring (up to METAROCE_MAX_QP_WR) before one
+ * doorbell; a run sends its budget and the work item the rest, so that a
+ * run with bottom halves disabled stays short. Returns true if WQEs remain.
+ */
+static bool metaroce_ud_sq_run(struct metaroce_qp *qp, int budget)
 {
 	u32 room = qp->sq.entry_size - sizeof(struct metaroce_send_wqe);
+	int sent = 0;
 
-	while (qp->sq_copy != metaroce_queue_prod_acquire(&qp->sq) &&
+	while (sent < budget &&
+	       qp->sq_copy != metaroce_queue_prod_acquire(&qp->sq) &&
 	       qp->sq_copy - qp->sq_done < qp->sq.num) {
 		u32 idx = qp->sq_copy;
 		struct metaroce_send_wqe *ring = metaroce_queue_entry(&qp->sq, idx);
@@ -1398,8 +1405,10 @@ static void metaroce_ud_sq_run(struct metaroce_qp *qp)
 		metaroce_swqe_finish(qp, idx, st);
 		if (st != IB_WC_SUCCESS)
 			break;
+		sent++;
 	}
 	metaroce_sq_complete(qp);
+	return sent >= budget && qp->sq_copy != metaroce_queue_prod_acquire(&qp->sq);
 }
 
 /* The 40-byte GRH area of a RoCE v2 UD receive: IPv6 header, or IPv4 at 20. */
@@ -1501,17 +1510,19 @@ out:
 static bool metaroce_ud_run(struct metaroce_qp *qp)
 {
 	int budget = METAROCE_WORK_BUDGET;
+	bool more_tx = false;
 	struct sk_buff *skb;
 
 	while (budget > 0 && (skb = skb_dequeue(&qp->rxq))) {
 		metaroce_ud_rx_one(qp, skb);
 		budget--;
 	}
+	/* Received datagrams do not starve the sends: at least 8 a run, as RC. */
 	if (qp->state == IB_QPS_RTS)
-		metaroce_ud_sq_run(qp);
+		more_tx = metaroce_ud_sq_run(qp, max(budget, 8));
 	if (qp->sq_error)
 		metaroce_qp_to_err(qp);
-	return budget <= 0 || !skb_queue_empty(&qp->rxq);
+	return budget <= 0 || more_tx || !skb_queue_empty(&qp->rxq);
 }
 
 /* ------------------------------------------------------------------------
