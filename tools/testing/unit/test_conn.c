@@ -1209,6 +1209,7 @@ static void test_post_checks_and_rnr(void **state)
 	struct mr_tx_pkt tp;
 	struct mr_pkt nak;
 	enum mr_rx_class cls;
+	u64 next_tx;
 	u32 i;
 
 	(void)state;
@@ -1249,6 +1250,18 @@ static void test_post_checks_and_rnr(void **state)
 	nak.nak.nak_psn = 50;
 	nak.nak.syndrome = MR_NAK_RNR;
 	nak.nak.rnr_delay = 50;
+	/* one for a PSN not yet sent, one for a PSN before the first: not ours, dropped */
+	next_tx = c->next_tx_ns;
+	nak.nak.nak_psn = 51;
+	assert_int_equal(mr_conn_rx(c, 5 * US, &nak, false, &res), MR_RXC_DROP);
+	nak.nak.nak_psn = 49;
+	assert_int_equal(mr_conn_rx(c, 5 * US, &nak, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_ack, 2);
+	assert_int_equal(c->tx.nlost, 0);
+	assert_int_equal(c->rnr_retries, 0);
+	assert_true(c->next_tx_ns == next_tx);
+	assert_false(c->failed);
+	nak.nak.nak_psn = 50;
 	cls = mr_conn_rx(c, 10 * US, &nak, false, &res);
 	assert_int_equal(cls, MR_RXC_DONE);
 	assert_int_equal(c->tx.nlost, 1);
@@ -1332,6 +1345,34 @@ static void wire(const struct mr_pkt *h, struct mr_pkt *out)
  * right, the requester re-based. Then B moves to RTS, keeps its derived PSN and token,
  * and its own READs and a SEND are accepted by A, which now requires the flag.
  */
+/*
+ * A responder in RTR has sent nothing: an ACK or NAK cannot be for it, whatever
+ * token it carries (its cfg.peer_ctok is still 0, and 0 is no token).
+ */
+static void test_rtr_drops_ack_and_nak(void **state)
+{
+	struct mr_conn *c = verbs_conn(VQ_B, VQ_A, SQ_B, SQ_A, true);
+	struct mr_rx_res res;
+	struct mr_pkt p;
+
+	(void)state;
+	assert_true(c->tx_idle);
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_NAK;
+	p.ctok = c->cfg.peer_ctok;
+	p.nak.syndrome = MR_NAK_REM_ACCESS;
+	assert_int_equal(mr_conn_rx(c, 10 * US, &p, false, &res), MR_RXC_DROP);
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_ACK;
+	p.ctok = c->cfg.peer_ctok;
+	p.ack.rate_hint = 1;
+	assert_int_equal(mr_conn_rx(c, 20 * US, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_token, 2);
+	assert_false(c->failed);
+	assert_int_equal(c->cc.rate_hint, 0);
+	free(c);
+}
+
 static void test_rtr_responder_reads_and_atomics(void **state)
 {
 	static struct world w;
@@ -1587,6 +1628,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),
+	cmocka_unit_test(test_rtr_drops_ack_and_nak),
 	cmocka_unit_test(test_rtr_responder_reads_and_atomics),
 	cmocka_unit_test(test_rtr_cmp_swap_and_disn_checks),
 	cmocka_unit_test(test_closed_receiver_without_record_fails_sender),

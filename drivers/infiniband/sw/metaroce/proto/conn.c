@@ -524,7 +524,9 @@ static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct 
 	struct mr_pkt_ack ack = { .cack = nak->cack, .echo_psn = nak->nak_psn };
 	struct mr_txack_res res;
 
-	if (mr_txwin_ack(&c->tx, now, &ack, mr_conn_acked, c, &res)) {
+	/* A NAK refuses a packet we sent and nobody has acknowledged. */
+	if (!mr_seq_in(nak->nak_psn, c->tx.una, c->tx.nxt - c->tx.una) ||
+	    mr_txwin_ack(&c->tx, now, &ack, mr_conn_acked, c, &res)) {
 		c->stats.rx_bad_ack++;
 		return MR_RXC_DROP;
 	}
@@ -718,9 +720,13 @@ static bool mr_conn_rebase(struct mr_conn *c, const struct mr_pkt *pkt)
 /* Token (and MR_F_DISN) check of a received packet; counts what it drops. */
 static bool mr_conn_rx_token(struct mr_conn *c, const struct mr_pkt *pkt)
 {
-	/* ACK and NAK carry the token of our data, everything else the peer's. */
+	/*
+	 * ACK and NAK carry the token of our data, everything else the peer's.
+	 * Before we send (a verbs responder in RTR) there is no token of ours to
+	 * carry: cfg.peer_ctok is still 0, which no token is.
+	 */
 	if (pkt->opcode == MR_OP_ACK || pkt->opcode == MR_OP_NAK) {
-		if (pkt->ctok == c->cfg.peer_ctok)
+		if (!c->tx_idle && pkt->ctok == c->cfg.peer_ctok)
 			return true;
 		c->stats.rx_bad_token++;
 		return false;
