@@ -6,8 +6,9 @@
 # Runs ib_write_bw between two MetaRoCE devices (two namespaces, one veth link) for
 # BENCH_ITERS messages (2000) of BENCH_SIZE bytes (65536), BENCH_LOSS percent netem loss both
 # ways (0; the qdisc is there at 0% too, as in loss.sh: without it a lossless run is cheaper
-# per packet by more than 1% loss costs, testing.rst "A fifteenth session"), and prints where the vCPUs' time went meanwhile (user, system, softirq, idle from
-# /proc/stat), the hottest core-kernel functions when the VM was booted with the tick profiler
+# per packet by more than 1% loss costs, testing.rst "A fifteenth session"), and prints
+# where the vCPUs' time went meanwhile (user, system, softirq, idle from /proc/stat), the
+# hottest core-kernel functions when the VM was booted with the tick profiler
 #   tools/testing/vm/run --append profile=2 -- tools/bench/profile.sh
 # the QPs' debugfs state (cwnd, srtt, retransmissions, ACKs), BENCH_TRACE seconds (2) of
 # the metaroce_qp_run tracepoint summed per QP (a "# runs" line each: runs per second, by

@@ -260,7 +260,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool 
 	const struct mr_sendmsg *m;
 	u8 path, cause;
 
-	if (!mr_seq_in(psn, c->tx.una, c->tx.nxt - c->tx.una) ||
+	if (!mr_txwin_holds(&c->tx, psn) ||
 	    (p->state != MR_TXP_INFLIGHT && p->state != MR_TXP_LOST))
 		return false;
 	cause = p->state == MR_TXP_LOST ? p->lost_cause : MR_RETX_PROBE;
@@ -525,7 +525,7 @@ static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct 
 	struct mr_txack_res res;
 
 	/* A NAK refuses a packet we sent and nobody has acknowledged. */
-	if (!mr_seq_in(nak->nak_psn, c->tx.una, c->tx.nxt - c->tx.una) ||
+	if (!mr_txwin_holds(&c->tx, nak->nak_psn) ||
 	    mr_txwin_ack(&c->tx, now, &ack, mr_conn_acked, c, &res)) {
 		c->stats.rx_bad_ack++;
 		return MR_RXC_DROP;

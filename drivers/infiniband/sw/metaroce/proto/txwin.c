@@ -62,7 +62,7 @@ void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path)
 {
 	struct mr_txpkt *p = mr_slot(w, psn);
 
-	if (!mr_seq_in(psn, w->una, w->nxt - w->una))
+	if (!mr_txwin_holds(w, psn))
 		return;
 	if (p->state == MR_TXP_LOST) {
 		w->nlost--;
@@ -268,7 +268,7 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 		while (bits) {
 			psn = ack->cack + i * 64 + __ffs64(bits);
 			bits &= bits - 1;
-			if (mr_seq_in(psn, w->una, w->nxt - w->una))
+			if (mr_txwin_holds(w, psn))
 				mr_txwin_mark_acked(w, now, psn, ack, res, acked, arg);
 		}
 	}
@@ -311,7 +311,7 @@ bool mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
 {
 	struct mr_txpkt *p = mr_slot(w, psn);
 
-	if (!mr_seq_in(psn, w->una, w->nxt - w->una) || p->state != MR_TXP_INFLIGHT)
+	if (!mr_txwin_holds(w, psn) || p->state != MR_TXP_INFLIGHT)
 		return false;
 	mr_txwin_declare_lost(w, psn, p, MR_LOSS_NAK, NULL, NULL);
 	return true;

@@ -13,6 +13,7 @@
 
 #include "platform.h"
 #include "pkt.h"
+#include "seq.h"
 
 /* Why a packet was declared lost: what its retransmission is counted as. */
 enum mr_loss_cause {
@@ -116,6 +117,12 @@ static inline bool mr_txwin_can_send(const struct mr_txwin *w)
 static inline u32 mr_txwin_outstanding(const struct mr_txwin *w)
 {
 	return w->nxt - w->una;
+}
+
+/* psn was sent and is not yet cumulatively acknowledged. */
+static inline bool mr_txwin_holds(const struct mr_txwin *w, u32 psn)
+{
+	return mr_seq_in(psn, w->una, w->nxt - w->una);
 }
 
 static inline const struct mr_txpkt *mr_txwin_pkt(const struct mr_txwin *w, u32 psn)
