@@ -276,6 +276,18 @@ static void smr_frame(const struct mr_pkt *h, const u8 *payload, struct smr_pkt 
 	out->path = h->path;
 }
 
+/* A READ or atomic accepted earlier cannot be executed: its region went away since. */
+static void smr_refuse_resp(struct smr_ep *ep, u32 resp_slot)
+{
+	struct mr_pkt nak;
+
+	mr_conn_refuse_resp(ep->c, resp_slot, MR_NAK_REM_ACCESS, &nak);
+	ep->stats.rx_refused++;
+	/* No retransmission of the acknowledged request asks again: once on every path. */
+	for (nak.path = 0; nak.path < ep->cfg.n_paths; nak.path++)
+		smr_ctl_push(ep, &nak);
+}
+
 bool smr_tx(struct smr_ep *ep, uint64_t now, struct smr_pkt *out)
 {
 	struct mr_tx_pkt tp;
@@ -295,12 +307,13 @@ bool smr_tx(struct smr_ep *ep, uint64_t now, struct smr_pkt *out)
 	if (!mr_conn_tx(ep->c, now, &tp))
 		return false;
 	if (tp.hdr.opcode == MR_OP_READ_RESP) {
-		/*
-		 * Checked when the READ arrived; a region deregistered since then reads as
-		 * zeros rather than as memory it no longer names.
-		 */
+		/* Checked when the READ arrived; the region may have been deregistered since. */
 		payload = smr_mr_range(ep, tp.src_rkey, tp.src_va, tp.hdr.paylen,
 				       SMR_ACCESS_REMOTE_READ);
+		if (!payload) {
+			smr_refuse_resp(ep, tp.resp_slot);
+			return smr_tx(ep, now, out);	/* the NAK; the connection failed */
+		}
 	} else if (tp.hdr.paylen) {
 		const struct smr_swqe *s = &ep->sq[tp.cookie % SMR_SQ_DEPTH];
 
@@ -397,16 +410,19 @@ static void smr_recv_done(struct smr_ep *ep, const struct mr_rx_done *d, enum sm
 static void smr_atomic(struct smr_ep *ep, const struct mr_rx_done *d)
 {
 	u8 *p = smr_mr_range(ep, d->rkey, d->va, 8, SMR_ACCESS_REMOTE_ATOMIC);
-	u64 old = 0, new;
+	u64 old, new;
 
-	if (p) {
-		memcpy(&old, p, 8);
-		if (d->opcode == MR_OP_FETCH_ADD)
-			new = old + d->swap_add;
-		else
-			new = old == d->compare ? d->swap_add : old;
-		memcpy(p, &new, 8);
+	if (!p) {
+		/* Checked on arrival; the region was deregistered before it executed. */
+		smr_refuse_resp(ep, d->resp_slot);
+		return;
 	}
+	memcpy(&old, p, 8);
+	if (d->opcode == MR_OP_FETCH_ADD)
+		new = old + d->swap_add;
+	else
+		new = old == d->compare ? d->swap_add : old;
+	memcpy(p, &new, 8);
 	mr_conn_atomic_result(ep->c, d->resp_slot, old);
 }
 

@@ -1163,6 +1163,185 @@ static void test_rx_checks(void **state)
 }
 
 /*
+ * RMSNs not yet delivered lie within MR_RMSN_WIN of the lowest (spec, "Streams and
+ * ordering"): one before it or that far after it is invalid request, whatever the
+ * receive queue holds. Delivery out of RMSN order (two streams) moves the lowest on
+ * only over delivered ones.
+ */
+static void test_rmsn_window(void **state)
+{
+	struct mr_conn *c = conn_new(1, 2, 2, 2, 0, 100);
+	struct mr_rx_done d;
+	struct mr_rx_res res;
+	struct mr_pkt p;
+	u32 i;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_SEND;
+	p.ctok = 0x1001;
+	p.psn = 100;
+	p.mlen = 10;
+	p.paylen = 10;
+	p.send.rmsn = MR_RMSN_WIN;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(res.nak.nak.syndrome, MR_NAK_INV_REQ);
+	assert_int_equal(res.nak.nak.nak_psn, 100);
+	assert_int_equal(c->stats.rx_inconsistent, 1);
+	assert_true(c->failed);
+	free(c);
+
+	c = conn_new(1, 2, 2, 2, 0, 100);
+	p.send.rmsn = 0xffffffff;	/* before the first */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	free(c);
+
+	/* stream 1 brings the last RMSN of the window first, stream 0 the first */
+	c = conn_new(1, 2, 2, 2, 0, 100);
+	p.stream = 1;
+	p.send.rmsn = MR_RMSN_WIN - 1;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	assert_int_equal(res.rwqe, MR_RMSN_WIN - 1);
+	mr_conn_rx_commit(c, 0, &p, false);
+	assert_true(mr_conn_deliver(c, &d));
+	assert_int_equal(d.rmsn, MR_RMSN_WIN - 1);
+	assert_int_equal(c->rmsn_una, 0);
+	p.stream = 0;
+	for (i = 0; i < MR_RMSN_WIN - 1; i++) {
+		p.psn = 101 + i;
+		p.msn = i;
+		p.send.rmsn = i;
+		assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+		mr_conn_rx_commit(c, 0, &p, false);
+		assert_true(mr_conn_deliver(c, &d));
+		assert_int_equal(d.rmsn, i);
+		assert_int_equal(c->rmsn_una, i + 1 < MR_RMSN_WIN - 1 ? i + 1 : MR_RMSN_WIN);
+	}
+	/* the window has moved past the early one: its last RMSN is taken, the next not */
+	p.psn++;
+	p.msn++;
+	p.send.rmsn = 2 * MR_RMSN_WIN - 1;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	p.send.rmsn = 2 * MR_RMSN_WIN;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(c->stats.rx_inconsistent, 1);
+	free(c);
+
+	/* and a delivered one again, here the early one: before the lowest */
+	c = conn_new(1, 2, 2, 2, 0, 100);
+	c->rmsn_una = MR_RMSN_WIN;	/* as above, without the traffic */
+	p.psn = 100;
+	p.msn = 0;
+	p.send.rmsn = MR_RMSN_WIN - 1;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	free(c);
+}
+
+/* Carry packet h from one connection to the other; returns the receiver's class. */
+static enum mr_rx_class hop(struct mr_conn *to, u64 now, const struct mr_pkt *h,
+			    struct mr_rx_res *res)
+{
+	enum mr_rx_class cls = mr_conn_rx(to, now, h, false, res);
+
+	if (cls == MR_RXC_PLACE)
+		mr_conn_rx_commit(to, now, h, false);
+	return cls;
+}
+
+/*
+ * A READ or atomic is executed long after its request was accepted and acknowledged;
+ * if its memory has gone by then, the responder NAKs the request's PSN (spec, "NAK
+ * extension"). The requester takes that NAK although the PSN is acknowledged: the
+ * request still waits for its response. Any other NAK of an acknowledged PSN, and an
+ * RNR NAK of a request, are dropped.
+ */
+static void test_request_refused_after_acceptance(void **state)
+{
+	struct mr_send_wr wr = { .cookie = 1, .opcode = MR_OP_SEND, .len = 10 };
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
+	struct mr_pkt ack, nak, late;
+	struct mr_tx_pkt tp;
+	enum mr_wc_status st;
+	struct mr_rx_res res;
+	struct mr_rx_done d;
+	u64 now = 0, cookie;
+	u32 send_psn;
+
+	(void)state;
+	/* a SEND, then a READ: both accepted and acknowledged */
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	wr = (struct mr_send_wr){ .cookie = 2, .opcode = MR_OP_READ_REQ, .len = 6000,
+				  .rkey = 9 };
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	send_psn = tp.hdr.psn;
+	assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_PLACE);
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_READ_REQ);
+	assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_PLACE);
+	assert_true(mr_conn_deliver(b, &d));	/* the SEND; the READ is queued inside */
+	assert_false(mr_conn_deliver(b, &d));
+	assert_true(mr_conn_ack_due(b, now));
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	assert_int_equal(a->tx.una, a->tx.nxt);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 1);
+	assert_false(mr_conn_poll_send(a, &cookie, &st));
+
+	/* b starts answering; the source memory is gone: b refuses the READ */
+	assert_true(mr_conn_tx(b, now, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_READ_RESP);
+	mr_conn_refuse_resp(b, tp.resp_slot, MR_NAK_REM_ACCESS, &nak);
+	assert_true(b->failed);
+	assert_int_equal(nak.opcode, MR_OP_NAK);
+	assert_int_equal(nak.nak.syndrome, MR_NAK_REM_ACCESS);
+	assert_int_equal(nak.nak.nak_psn, send_psn + 1);
+	assert_false(mr_conn_tx(b, now, &tp));
+
+	/* an RNR NAK, or a NAK of the acknowledged SEND, is no refusal of the READ */
+	late = nak;
+	late.nak.syndrome = MR_NAK_RNR;
+	late.nak.rnr_delay = 1;
+	assert_int_equal(hop(a, now, &late, &res), MR_RXC_DROP);
+	late = nak;
+	late.nak.nak_psn = send_psn;
+	assert_int_equal(hop(a, now, &late, &res), MR_RXC_DROP);
+	assert_int_equal(a->stats.rx_bad_ack, 2);
+	assert_false(a->failed);
+
+	/* the READ completes with the remote access error */
+	assert_int_equal(hop(a, now, &nak, &res), MR_RXC_DONE);
+	assert_true(a->failed);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 2);
+	assert_int_equal(st, MR_WC_REM_ACCESS);
+	free(a);
+	free(b);
+
+	/* an atomic whose rkey went away before it executed: the same */
+	a = conn_new(1, 2, 1, 2, 1000, 2000);
+	b = conn_new(2, 1, 1, 2, 2000, 1000);
+	wr = (struct mr_send_wr){ .cookie = 3, .opcode = MR_OP_FETCH_ADD, .len = 8, .rkey = 9 };
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_PLACE);
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	assert_true(mr_conn_deliver(b, &d));
+	assert_int_equal(d.opcode, MR_OP_FETCH_ADD);
+	mr_conn_refuse_resp(b, d.resp_slot, MR_NAK_REM_ACCESS, &nak);
+	assert_int_equal(nak.nak.nak_psn, 1000);
+	assert_int_equal(hop(a, now, &nak, &res), MR_RXC_DONE);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 3);
+	assert_int_equal(st, MR_WC_REM_ACCESS);
+	free(a);
+	free(b);
+}
+
+/*
  * Paced at twice the window rate, from a schedule: a late sender catches up by
  * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
  */
@@ -1626,6 +1805,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reads_both_ways_with_full_queues),
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
+	cmocka_unit_test(test_rmsn_window),
+	cmocka_unit_test(test_request_refused_after_acceptance),
 	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),
 	cmocka_unit_test(test_rtr_drops_ack_and_nak),

@@ -4,7 +4,8 @@
  * link that drops, delays and reorders datagrams. WRITE, WRITE_IMM, SEND (with and
  * without immediate, and with invalidate), READ, CMP_SWAP and FETCH_ADD, every byte
  * checked; remote access refused for a bad rkey, a range overrun and a missing
- * permission; RNR until the receiver posts a buffer.
+ * permission, and at execution for a region deregistered after the request was
+ * accepted; RNR until the receiver posts a buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -524,6 +525,65 @@ static void test_rnr_and_send_invalidate(void **state)
 	link_free(&l);
 }
 
+static bool a_has_two(struct link *l)
+{
+	return l->s[0].nwc >= 2;
+}
+
+/*
+ * A READ or atomic waits behind a SEND that meets no receive buffer (RNR); meanwhile B
+ * deregisters the region it was accepted for. When it finally executes, B refuses it:
+ * A's WQE ends in a remote access error, not in zeros taken for data.
+ */
+static void memory_gone_before_execution(enum smr_opcode op, uint32_t len)
+{
+	static struct link l;
+	uint8_t msg[100], rbuf[200], local[6000];
+	static uint8_t region[8192];
+	struct smr_send_wr wr;
+	uint32_t rkey;
+
+	link_init(&l, 9, 0, 0, 7);
+	fill(region, sizeof(region), 3);
+	assert_int_equal(smr_reg_mr(l.s[1].ep, region, 0x1000, sizeof(region),
+				    SMR_ACCESS_REMOTE_READ | SMR_ACCESS_REMOTE_ATOMIC, &rkey), 0);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = SMR_OP_SEND;
+	wr.local = msg;
+	wr.length = sizeof(msg);
+	assert_int_equal(smr_post_send(l.s[0].ep, &wr), 0);
+	wr.wr_id = 2;
+	wr.opcode = op;
+	wr.local = local;
+	wr.length = len;
+	wr.remote_addr = 0x1000;
+	wr.rkey = rkey;
+	assert_int_equal(smr_post_send(l.s[0].ep, &wr), 0);
+	pump(&l, a_has_one, 200 * US);
+	assert_int_equal(l.s[0].nwc, 0);
+	assert_false(smr_failed(l.s[1].ep));
+
+	assert_int_equal(smr_dereg_mr(l.s[1].ep, rkey), 0);
+	assert_int_equal(smr_post_recv(l.s[1].ep, 77, rbuf, sizeof(rbuf)), 0);
+	pump(&l, a_has_two, 10000 * US);
+	assert_int_equal(l.s[0].nwc, 2);
+	assert_int_equal(l.s[0].wc[0].wr_id, 1);
+	assert_int_equal(l.s[0].wc[0].status, SMR_WC_SUCCESS);
+	assert_int_equal(l.s[0].wc[1].wr_id, 2);
+	assert_int_equal(l.s[0].wc[1].status, SMR_WC_REM_ACCESS);
+	assert_true(smr_failed(l.s[1].ep));
+	check(region, sizeof(region), 3);	/* the atomic did not run */
+	link_free(&l);
+}
+
+static void test_memory_gone_before_execution(void **state)
+{
+	(void)state;
+	memory_gone_before_execution(SMR_OP_READ, 6000);
+	memory_gone_before_execution(SMR_OP_FETCH_ADD, 8);
+}
+
 static void test_api_checks(void **state)
 {
 	static struct link l;
@@ -572,6 +632,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ops_heavy_loss),
 	cmocka_unit_test(test_remote_access_checked),
 	cmocka_unit_test(test_rnr_and_send_invalidate),
+	cmocka_unit_test(test_memory_gone_before_execution),
 	cmocka_unit_test(test_api_checks),
 };
 

@@ -367,6 +367,74 @@ static void test_uc_checks(void **state)
 	free(rc);
 }
 
+/*
+ * RMSNs grow by at most one per message (spec, "Streams and ordering"): a packet whose
+ * RMSN no conforming sender could have given it is dropped and counted, and neither
+ * binds a receive WQE nor moves what the receiver expects.
+ */
+static void test_uc_rmsn_range(void **state)
+{
+	struct mr_conn *c = uc_conn(2, 1, 0x500, 100, true);
+	struct mr_pkt p = {
+		.opcode = MR_OP_SEND, .flags = MR_F_UC, .dqpn = 2, .ctok = 0x1002, .psn = 100,
+		.hdrlen = MR_HDR_SEND, .mlen = 10, .paylen = 10,
+	};
+	struct mr_rx_done d;
+	struct mr_rx_res res;
+
+	(void)state;
+	/* message 0 cannot carry RMSN 1, nor one before the first */
+	p.send.rmsn = 1;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	p.send.rmsn = 0xffffffff;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_inconsistent, 2);
+	assert_int_equal(c->stats.uc_discarded, 0);
+	/* message 5 may carry RMSN 5 at most: 6 is refused; 4 is placed in WQE 4 */
+	p.msn = 5;
+	p.psn = 105;
+	p.send.rmsn = 6;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_inconsistent, 3);
+	p.send.rmsn = 4;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	assert_int_equal(res.rwqe, 4);
+	mr_conn_rx_commit(c, 0, &p, false);
+	/* message 0 with RMSN 0 arrives and is delivered; 5 waits for 1..4 */
+	p.msn = 0;
+	p.psn = 100;
+	p.send.rmsn = 0;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(c, 0, &p, false);
+	assert_true(mr_conn_deliver(c, &d));
+	assert_int_equal(d.rmsn, 0);
+	assert_false(mr_conn_deliver(c, &d));
+	/* RMSN 0 again, as message 1: before the next one, dropped */
+	p.msn = 1;
+	p.psn = 101;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_inconsistent, 4);
+	/* a WRITE carries none: message 1 is one, so 2 may carry RMSN 2 at most */
+	p.opcode = MR_OP_WRITE;
+	p.hdrlen = MR_HDR_WRITE;
+	p.send.rmsn = 0;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(c, 0, &p, false);
+	assert_true(mr_conn_deliver(c, &d));
+	p.opcode = MR_OP_SEND;
+	p.hdrlen = MR_HDR_SEND;
+	p.msn = 2;
+	p.psn = 102;
+	p.send.rmsn = 3;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_inconsistent, 5);
+	p.send.rmsn = 1;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	assert_int_equal(c->stats.uc_discarded, 0);
+	assert_int_equal(c->stats.uc_msgs_lost, 0);
+	free(c);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_uc_clean),
 	cmocka_unit_test(test_uc_loss_mid_message),
@@ -374,6 +442,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_uc_no_wqe_then_next),
 	cmocka_unit_test(test_uc_beyond_window_slides),
 	cmocka_unit_test(test_uc_checks),
+	cmocka_unit_test(test_uc_rmsn_range),
 };
 
 int main(void)

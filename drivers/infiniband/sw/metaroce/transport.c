@@ -795,8 +795,9 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 			}
 		}
 		if (ret) {
-			/* Memory changed under a message in flight: send zeroes, fail below. */
-			memset(p + hl, 0, h->paylen);
+			/* Memory went away under a message in flight: send no made-up bytes. */
+			kfree_skb(skb);
+			return ret;
 		}
 	}
 	mr_pkt_icrc_put(p, skb->len - MR_ICRC_LEN);
@@ -818,6 +819,44 @@ static void metaroce_xmit_ctl(struct metaroce_qp *qp, const struct mr_pkt *h)
 	metaroce_xmit(qp, &tp);
 }
 
+/* Keep a fatal NAK to answer the peer's retransmissions with (it may be lost). */
+static void metaroce_keep_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	if (!qp->fatal_nak)
+		qp->fatal_nak = kmemdup(nak, sizeof(*nak), GFP_ATOMIC);
+	WRITE_ONCE(qp->has_fatal_nak, !!qp->fatal_nak);
+}
+
+static void metaroce_xmit_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	metaroce_xmit_ctl(qp, nak);
+	metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
+}
+
+/* Refused for good: the NAK, kept to answer the peer's later packets with, and ERR. */
+static void metaroce_refuse_fatal(struct metaroce_qp *qp, const struct mr_pkt *nak)
+{
+	metaroce_xmit_fatal_nak(qp, nak);
+	metaroce_keep_fatal_nak(qp, nak);
+	metaroce_qp_to_err(qp);
+}
+
+/*
+ * A READ or atomic of the peer that we accepted cannot be executed: its MR or window
+ * went away since. Refuse the request (spec, "NAK extension").
+ */
+static void metaroce_refuse_resp(struct metaroce_qp *qp, u32 resp_slot)
+{
+	struct mr_pkt nak;
+
+	mr_conn_refuse_resp(qp->conn, resp_slot, MR_NAK_REM_ACCESS, &nak);
+	/* No retransmission of the acknowledged request asks again: once on every path. */
+	for (nak.path = 1; nak.path < qp->n_paths; nak.path++)
+		metaroce_xmit_fatal_nak(qp, &nak);
+	nak.path = 0;
+	metaroce_refuse_fatal(qp, &nak);
+}
+
 /* Returns the number of packets sent; stops at @budget. */
 static int metaroce_qp_tx(struct metaroce_qp *qp, u64 now, int budget)
 {
@@ -837,12 +876,14 @@ static int metaroce_qp_tx(struct metaroce_qp *qp, u64 now, int budget)
 		if (!mr_conn_tx(c, now, &tp))
 			break;
 		if (metaroce_xmit(qp, &tp)) {
-			/* A WQE whose memory went away: local protection error. */
-			if (tp.hdr.opcode != MR_OP_READ_RESP) {
+			if (tp.hdr.opcode == MR_OP_READ_RESP) {
+				metaroce_refuse_resp(qp, tp.resp_slot);
+			} else {
+				/* A WQE whose memory went away: local protection error. */
 				metaroce_swqe_finish(qp, (u32)tp.cookie, IB_WC_LOC_PROT_ERR);
 				metaroce_qp_to_err(qp);
-				break;
 			}
+			break;
 		}
 		sent++;
 	}
@@ -993,36 +1034,44 @@ static int metaroce_rx_place(struct metaroce_qp *qp, const struct mr_pkt *pkt,
 	return MR_NAK_INV_REQ;
 }
 
-/* Execute an atomic in stream order; the ATOMIC_RESP carries the result. */
-static u64 metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d)
+/*
+ * Execute an atomic in stream order; the ATOMIC_RESP carries *orig. The rkey was
+ * checked when the request arrived and is checked again: it may have been
+ * deregistered or invalidated since.
+ */
+static int metaroce_do_atomic(struct metaroce_qp *qp, const struct mr_rx_done *d, u64 *orig)
 {
 	int right = d->opcode == MR_OP_ATOMIC_WRITE ? IB_ACCESS_REMOTE_WRITE :
 		IB_ACCESS_REMOTE_ATOMIC;
 	struct metaroce_mr *mr;
 	struct page *page;
 	unsigned int off;
-	u64 orig = 0, *p;
 	void *va;
+	u64 *p;
+	int ret;
 
-	if (metaroce_rkey_get(qp, d->rkey, right, d->va, 8, &mr))
-		return 0;	/* deregistered or invalidated since it was accepted */
-	if (metaroce_mr_page(mr, d->va, &page, &off) >= 8) {
+	ret = metaroce_rkey_get(qp, d->rkey, right, d->va, 8, &mr);
+	if (ret)
+		return ret;
+	/* 8-byte aligned: the page holds all 8 bytes. */
+	ret = metaroce_mr_page(mr, d->va, &page, &off);
+	if (ret >= 8) {
 		va = kmap_local_page(page);
 		p = va + off;
 		spin_lock_bh(&metaroce_atomic_lock);
-		orig = *p;
+		*orig = *p;
 		if (d->opcode == MR_OP_ATOMIC_WRITE)
 			/* One 8-byte store: the bytes in their wire order. */
 			WRITE_ONCE(*(__be64 *)p, cpu_to_be64(d->swap_add));
 		else if (d->opcode == MR_OP_FETCH_ADD)
-			*p = orig + d->swap_add;
-		else if (orig == d->compare)
+			*p = *orig + d->swap_add;
+		else if (*orig == d->compare)
 			*p = d->swap_add;
 		spin_unlock_bh(&metaroce_atomic_lock);
 		kunmap_local(va);
 	}
 	metaroce_mr_put(mr);
-	return orig;
+	return ret < 0 ? ret : ret < 8 ? -EFAULT : 0;
 }
 
 /*
@@ -1076,17 +1125,19 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 
 	while (mr_conn_deliver(qp->conn, &d)) {
 		struct ib_wc wc = { .status = IB_WC_SUCCESS, .byte_len = d.mlen };
+		u64 orig = 0;
 
 		switch (d.opcode) {
 		case MR_OP_CMP_SWAP:
 		case MR_OP_FETCH_ADD:
-			mr_conn_atomic_result(qp->conn, d.resp_slot,
-					      metaroce_do_atomic(qp, &d));
-			continue;
 		case MR_OP_ATOMIC_WRITE:
+			if (metaroce_do_atomic(qp, &d, &orig)) {
+				metaroce_refuse_resp(qp, d.resp_slot);
+				return;
+			}
 			/* ARESP orig is zero for an atomic write. */
-			metaroce_do_atomic(qp, &d);
-			mr_conn_atomic_result(qp->conn, d.resp_slot, 0);
+			mr_conn_atomic_result(qp->conn, d.resp_slot,
+					      d.opcode == MR_OP_ATOMIC_WRITE ? 0 : orig);
 			continue;
 		case MR_OP_WRITE:
 			continue;
@@ -1145,28 +1196,6 @@ static void metaroce_rx_deliver(struct metaroce_qp *qp)
 		}
 		metaroce_rq_complete_at(qp, idx, &wc, d.se);
 	}
-}
-
-/* Keep a fatal NAK to answer the peer's retransmissions with (it may be lost). */
-static void metaroce_keep_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
-{
-	if (!qp->fatal_nak)
-		qp->fatal_nak = kmemdup(nak, sizeof(*nak), GFP_ATOMIC);
-	WRITE_ONCE(qp->has_fatal_nak, !!qp->fatal_nak);
-}
-
-static void metaroce_xmit_fatal_nak(struct metaroce_qp *qp, const struct mr_pkt *nak)
-{
-	metaroce_xmit_ctl(qp, nak);
-	metaroce_count(&qp->mdev->counters, METAROCE_CNT_NAK_TX);
-}
-
-/* Refused for good: the NAK, kept to answer the peer's later packets with, and ERR. */
-static void metaroce_refuse_fatal(struct metaroce_qp *qp, const struct mr_pkt *nak)
-{
-	metaroce_xmit_fatal_nak(qp, nak);
-	metaroce_keep_fatal_nak(qp, nak);
-	metaroce_qp_to_err(qp);
 }
 
 static void metaroce_rx_one(struct metaroce_qp *qp, struct sk_buff *skb, u64 now)

@@ -149,6 +149,7 @@ static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struc
 	memset(m, 0, sizeof(*m));
 	m->wr.stream = stream;
 	m->msn = msn;	/* the request's: responses consume no MSN of ours */
+	m->req_psn = req->psn;
 	if (req->opcode == MR_OP_READ_REQ) {
 		m->wr.opcode = MR_OP_READ_RESP;
 		m->wr.len = req->len;
@@ -273,6 +274,7 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool 
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
 	out->hdr.flags |= MR_F_RETX | flags;
 	mr_conn_fill_out(m, p->moff, out);
+	out->resp_slot = p->msg & ~MR_MSG_RESP;
 	mr_conn_event(c, MR_EV_RETX, cause, path, psn);
 	return true;
 }
@@ -297,6 +299,9 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 	p->msg = resp ? slot | MR_MSG_RESP : slot;
 	mr_conn_hdr(c, m, psn, moff, len, path, &out->hdr);
 	mr_conn_fill_out(m, moff, out);
+	out->resp_slot = slot;
+	if (mr_op_is_request(m->wr.opcode))
+		m->req_psn = psn;	/* a NAK may name it after it is acknowledged */
 
 	m->next_off += len;
 	if (m->next_off >= m->wr.len || !mr_op_has_payload(m->wr.opcode)) {
@@ -519,13 +524,32 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	return MR_RXC_DONE;
 }
 
+/* Is psn that of one of our READ or atomic requests still waiting for its response? */
+static bool mr_conn_req_waiting(const struct mr_conn *c, u32 psn)
+{
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (m->pkts && m->all_sent && !m->resp_done && mr_op_is_request(m->wr.opcode) &&
+		    m->req_psn == psn)
+			return true;
+	}
+	return false;
+}
+
 static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct mr_pkt_nak *nak)
 {
 	struct mr_pkt_ack ack = { .cack = nak->cack, .echo_psn = nak->nak_psn };
 	struct mr_txack_res res;
 
-	/* A NAK refuses a packet we sent and nobody has acknowledged. */
-	if (!mr_txwin_holds(&c->tx, nak->nak_psn) ||
+	/*
+	 * A NAK refuses a packet we sent and nobody has acknowledged; or, for good, one of
+	 * our READs or atomics that the responder could not execute after accepting it.
+	 */
+	if ((!mr_txwin_holds(&c->tx, nak->nak_psn) &&
+	     (nak->syndrome == MR_NAK_RNR || !mr_conn_req_waiting(c, nak->nak_psn))) ||
 	    mr_txwin_ack(&c->tx, now, &ack, mr_conn_acked, c, &res)) {
 		c->stats.rx_bad_ack++;
 		return MR_RXC_DROP;
@@ -574,6 +598,14 @@ void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u1
 	mr_conn_fail(c, MR_WC_FLUSH);
 }
 
+void mr_conn_refuse_resp(struct mr_conn *c, u32 resp_slot, u8 syndrome, struct mr_pkt *nak)
+{
+	struct mr_pkt req = { .psn = c->rq[resp_slot % MR_RESPQ_DEPTH].req_psn };
+
+	/* The request was acknowledged long ago: only a fatal NAK may name it (spec). */
+	mr_conn_refuse(c, &req, syndrome == MR_NAK_RNR ? MR_NAK_REM_OP : syndrome, 0, nak);
+}
+
 /* Immediate and receive message number of a data packet, 0 where the opcode has none. */
 static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 {
@@ -592,6 +624,7 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 		r->imm_inv = pkt->write.imm;
 		break;
 	case MR_OP_READ_REQ:
+		r->psn = pkt->psn;
 		r->len = pkt->mlen;
 		r->va = pkt->rreq.va;
 		r->rkey = pkt->rreq.rkey;
@@ -599,6 +632,7 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
 	case MR_OP_ATOMIC_WRITE:
+		r->psn = pkt->psn;
 		r->va = pkt->atomic.va;
 		r->rkey = pkt->atomic.rkey;
 		r->swap_add = pkt->atomic.swap_add;
@@ -840,7 +874,8 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
 		return MR_RXC_FATAL;
 	}
-	if (!mr_conn_rx_consistent(&c->rs[pkt->stream], pkt)) {
+	if (!mr_conn_rx_consistent(&c->rs[pkt->stream], pkt) ||
+	    (mr_op_uses_rwqe(pkt->opcode) && res->rwqe - c->rmsn_una >= MR_RMSN_WIN)) {
 		c->stats.rx_inconsistent++;
 		mr_conn_refuse(c, pkt, MR_NAK_INV_REQ, 0, &res->nak);
 		return MR_RXC_FATAL;
@@ -860,7 +895,7 @@ void mr_conn_uc_discard(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bo
 	    mr_rxwin_check(&c->rx, pkt->psn) != MR_RX_NEW)
 		return;
 	/* Its message is lost: the rest of it is not placed either. */
-	if (pkt->msn - rs->st.next < MR_STREAM_WIN) {
+	if (pkt->msn - rs->st.next < MR_STREAM_WIN && mr_uc_rmsn_ok(c, pkt)) {
 		if (!rs->st.slot[slot].used) {
 			mr_pkt_rmsg(pkt, &rs->info[slot]);
 			mr_uc_bind(c, pkt, &rs->info[slot]);
@@ -947,6 +982,23 @@ static void mr_conn_rx_ack_sched(struct mr_conn *c, u64 now, const struct mr_pkt
 		c->ack_due_ns = now + MR_ACK_DELAY_NS;
 }
 
+/* RMSN rmsn is delivered: the lowest one not delivered may move on. */
+static void mr_conn_rmsn_done(struct mr_conn *c, u32 rmsn)
+{
+	u64 *w = &c->rmsn_early[rmsn % MR_RMSN_WIN / 64];
+
+	if (rmsn - c->rmsn_una >= MR_RMSN_WIN)
+		return;	/* refused on arrival */
+	*w |= 1ULL << (rmsn % 64);
+	for (;;) {
+		w = &c->rmsn_early[c->rmsn_una % MR_RMSN_WIN / 64];
+		if (!(*w & (1ULL << (c->rmsn_una % 64))))
+			break;
+		*w &= ~(1ULL << (c->rmsn_una % 64));
+		c->rmsn_una++;
+	}
+}
+
 bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 {
 	unsigned int k, n = c->cfg.n_streams;
@@ -983,6 +1035,8 @@ bool mr_conn_deliver(struct mr_conn *c, struct mr_rx_done *d)
 			d->compare = info->compare;
 		}
 		mr_stream_deliver(&c->rs[s].st, &msn, &mlen);
+		if (mr_op_uses_rwqe(info->opcode))
+			mr_conn_rmsn_done(c, info->rmsn);
 		d->opcode = info->opcode;
 		d->se = info->se;
 		d->rmsn = info->rmsn;

@@ -38,6 +38,8 @@
 #include "share.h"
 
 #define MR_SENDQ_DEPTH	256	/* messages posted and not completed; a power of two */
+/* So RMSNs not yet delivered lie within this many of the lowest (spec). */
+#define MR_RMSN_WIN	MR_SENDQ_DEPTH
 /*
  * Responses (READ_RESP, ATOMIC_RESP) have a ring of their own, so that the peer's
  * requests are answered however full the host keeps the send queue: a shared queue can
@@ -138,6 +140,7 @@ struct mr_sendmsg {
 	u32	pkts;		/* packets in the message; 0 once reported */
 	u32	pkts_acked;
 	u32	resp_got;	/* READ: response bytes placed */
+	u32	req_psn;	/* READ, atomic: PSN of the request (ours, or the peer's) */
 	u64	orig;		/* ATOMIC_RESP: the value before the operation */
 	bool	all_sent;
 	bool	resp_done;	/* READ, atomic: the whole response has been placed */
@@ -150,6 +153,7 @@ struct mr_rmsg {
 	bool	se;
 	u32	rmsn;
 	u32	imm_inv;
+	u32	psn;		/* READ_REQ, atomics: the request's, for a late refusal */
 	u32	len;		/* READ_REQ: bytes to read */
 	u32	rkey;		/* READ_REQ, atomics */
 	u64	va;		/* READ_REQ, atomics */
@@ -178,6 +182,7 @@ struct mr_tx_pkt {
 	u32	moff;
 	u32	src_rkey;
 	u64	src_va;
+	u32	resp_slot;	/* READ_RESP: for mr_conn_refuse_resp() */
 };
 
 /* What mr_conn_rx() tells the host beyond the class. */
@@ -285,10 +290,14 @@ struct mr_conn {
 	u8	ack_copies;	/* the next ACKs repeat on the following paths */
 	u64	ack_spread_ns;	/* when ACKs last went out on every path */
 	u8	rx_mode;	/* enum mr_rx_mode */
+	/* RC: the lowest RMSN not delivered; bit r % MR_RMSN_WIN: RMSN r delivered */
+	u32	rmsn_una;
+	u64	rmsn_early[MR_RMSN_WIN / 64];
 	/* UC receiver (uc.c) */
 	u32	uc_skip;	/* RMSNs that consumed no receive WQE (lost messages) */
 	u32	uc_skip_bind;	/* uc_skip as new messages are bound to WQEs */
 	u32	uc_rmsn_next;	/* RMSN after the last one delivered or given up */
+	u32	uc_rmsn_msn;	/* MSN from which uc_rmsn_next counts */
 	u64	uc_hole_ns;	/* since when a hole stands at cack; 0: none */
 
 	struct mr_conn_stats stats;
@@ -353,6 +362,13 @@ void mr_conn_atomic_result(struct mr_conn *c, u32 resp_slot, u64 orig);
  */
 void mr_conn_refuse(struct mr_conn *c, const struct mr_pkt *pkt, u8 syndrome, u16 rnr_delay,
 		    struct mr_pkt *nak);
+/*
+ * The host cannot execute the peer's READ or atomic it accepted: its memory went away.
+ * resp_slot is mr_tx_pkt.resp_slot of the READ_RESP or mr_rx_done.resp_slot of the
+ * atomic. Builds the NAK that refuses the request (a fatal syndrome); the connection
+ * fails.
+ */
+void mr_conn_refuse_resp(struct mr_conn *c, u32 resp_slot, u8 syndrome, struct mr_pkt *nak);
 
 /*
  * UC: the host could not place data packet pkt (no receive WQE, bad rkey, too long):

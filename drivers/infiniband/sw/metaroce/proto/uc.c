@@ -37,6 +37,17 @@ static u32 mr_uc_first_psn(const struct mr_conn *c, const struct mr_pkt *pkt)
 	return pkt->psn - pkt->moff / c->cfg.mtu;
 }
 
+/*
+ * RMSNs grow by at most one per message: from the RMSN after the last one delivered or
+ * given up (uc_rmsn_next, counted from MSN uc_rmsn_msn), message msn can only carry
+ * one up to msn - uc_rmsn_msn further. Anything else is not from a conforming sender.
+ */
+bool mr_uc_rmsn_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	return !mr_uc_uses_rwqe(pkt->opcode) ||
+	       mr_uc_pkt_rmsn(pkt) - c->uc_rmsn_next <= pkt->msn - c->uc_rmsn_msn;
+}
+
 /* Does pkt belong to the message in its slot (or start one), and may it be placed? */
 static bool mr_uc_msg_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 {
@@ -69,7 +80,7 @@ enum mr_rx_class mr_uc_rx(struct mr_conn *c, const struct mr_pkt *pkt, struct mr
 		*discard = true;
 		return MR_RXC_DROP;
 	}
-	if (pkt->msn - rs->st.next >= MR_STREAM_WIN) {
+	if (pkt->msn - rs->st.next >= MR_STREAM_WIN || !mr_uc_rmsn_ok(c, pkt)) {
 		c->stats.rx_inconsistent++;
 		return MR_RXC_DROP;
 	}
@@ -90,7 +101,8 @@ bool mr_uc_commit_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 {
 	const struct mr_rstream *rs = &c->rs[pkt->stream];
 
-	return pkt->msn - rs->st.next < MR_STREAM_WIN && mr_uc_msg_ok(c, pkt);
+	return pkt->msn - rs->st.next < MR_STREAM_WIN && mr_uc_rmsn_ok(c, pkt) &&
+	       mr_uc_msg_ok(c, pkt);
 }
 
 void mr_uc_bind(struct mr_conn *c, const struct mr_pkt *pkt, struct mr_rmsg *info)
@@ -138,6 +150,7 @@ static bool mr_uc_head_lost(struct mr_conn *c, struct mr_rstream *rs)
 		if (mr_seq_after(info->rmsn, c->uc_rmsn_next)) {
 			c->uc_skip += info->rmsn - c->uc_rmsn_next;
 			c->uc_rmsn_next = info->rmsn;
+			c->uc_rmsn_msn = next;
 		}
 	}
 	if (info->dead)
@@ -184,6 +197,7 @@ static void mr_uc_reap(struct mr_conn *c)
 				if (mr_uc_uses_rwqe(rs->info[s].opcode)) {
 					c->uc_skip++;
 					c->uc_rmsn_next = rs->info[s].rmsn + 1;
+					c->uc_rmsn_msn = rs->st.next + 1;
 				}
 				memset(m, 0, sizeof(*m));
 				rs->st.pending--;
@@ -227,6 +241,7 @@ bool mr_uc_deliver(struct mr_conn *c, struct mr_rx_done *d)
 			d->rmsn = info->rmsn - c->uc_skip;
 			d->rwqe = info->rwqe;
 			c->uc_rmsn_next = info->rmsn + 1;
+			c->uc_rmsn_msn = msn + 1;
 		}
 		c->deliver_rr = (s + 1) % n;
 		mr_uc_skip_catch_up(c);

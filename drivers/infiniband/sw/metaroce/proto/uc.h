@@ -21,6 +21,8 @@ static inline bool mr_uc_op_ok(u8 opcode)
  */
 enum mr_rx_class mr_uc_rx(struct mr_conn *c, const struct mr_pkt *pkt, struct mr_rx_res *res,
 			  bool *discard);
+/* Could a conforming sender have given pkt its RMSN (spec, "Streams and ordering")? */
+bool mr_uc_rmsn_ok(const struct mr_conn *c, const struct mr_pkt *pkt);
 /* May pkt, which mr_uc_rx() passed, still be placed? */
 bool mr_uc_commit_ok(const struct mr_conn *c, const struct mr_pkt *pkt);
 /* The first packet of a message was placed or discarded: remember where it lies. */

@@ -11,7 +11,8 @@
  * RDMA_WRITE_WITH_IMM, RDMA_READ, both atomics, REG_MR and LOCAL_INV,
  * unsignaled sends, an RNR wait, and the error completions of a bad rkey and
  * of a missing access right, READs and atomics answered by a responder left in
- * RTR. Then two QPs on b share one SRQ and receive from two QPs on a: data,
+ * RTR, a READ and an atomic whose MR is invalidated between acceptance and
+ * execution. Then two QPs on b share one SRQ and receive from two QPs on a: data,
  * RNR on an empty SRQ, the SRQ limit event, and the last-WQE event of a QP
  * moved to the error state. count=N streams N further 4 KiB SENDs with a
  * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Last, UC
@@ -355,8 +356,8 @@ static int post_rdma(struct side *s, u64 wr_id, enum ib_wr_opcode op, u64 addr,
 	return ib_post_send(s->qp, &wr.wr, NULL);
 }
 
-/* Register b's rbuf for remote access through its fast-reg MR. */
-static int reg_rbuf(struct side *s, int access)
+/* Register s's rbuf for remote access through fast-reg MR @mr. */
+static int reg_rbuf_mr(struct side *s, struct ib_mr *mr, int access)
 {
 	struct scatterlist sg;
 	struct ib_reg_wr wr = {};
@@ -367,16 +368,16 @@ static int reg_rbuf(struct side *s, int access)
 	/* virt DMA: mapping sets the DMA address to the kernel address */
 	if (ib_dma_map_sg(s->dev, &sg, 1, DMA_BIDIRECTIONAL) != 1)
 		return -EIO;
-	n = ib_map_mr_sg(s->mr, &sg, 1, NULL, PAGE_SIZE);
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
 	ib_dma_unmap_sg(s->dev, &sg, 1, DMA_BIDIRECTIONAL);
 	if (n != 1)
 		return n < 0 ? n : -EINVAL;
-	ib_update_fast_reg_key(s->mr, ib_inc_rkey(s->mr->rkey));
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.wr.wr_id = 0x5e9;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.mr = s->mr;
-	wr.key = s->mr->rkey;
+	wr.mr = mr;
+	wr.key = mr->rkey;
 	wr.access = access;
 	ret = ib_post_send(s->qp, &wr.wr, NULL);
 	if (ret)
@@ -387,12 +388,17 @@ static int reg_rbuf(struct side *s, int access)
 	return wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_REG_MR ? 0 : -EIO;
 }
 
-/* Invalidate s's MR through the send queue (LOCAL_INV), so it can be registered anew. */
-static int inv_rbuf(struct side *s)
+static int reg_rbuf(struct side *s, int access)
+{
+	return reg_rbuf_mr(s, s->mr, access);
+}
+
+/* Invalidate MR @mr through s's send queue (LOCAL_INV), so it can be registered anew. */
+static int inv_mr(struct side *s, struct ib_mr *mr)
 {
 	struct ib_send_wr wr = {
 		.wr_id = 0x1a1, .opcode = IB_WR_LOCAL_INV, .send_flags = IB_SEND_SIGNALED,
-		.ex.invalidate_rkey = s->mr->rkey,
+		.ex.invalidate_rkey = mr->rkey,
 	};
 	struct ib_wc wc;
 	int ret;
@@ -539,7 +545,8 @@ static void test_rdma(void)
 	report(ok, "rdma read 256 KiB: data byte for byte", ret);
 }
 
-static int post_atomic(enum ib_wr_opcode op, u64 raddr, u64 compare_add, u64 swap)
+static int post_atomic_rkey(enum ib_wr_opcode op, u64 raddr, u32 rkey, u64 compare_add,
+			    u64 swap)
 {
 	struct ib_sge sge = { .addr = (uintptr_t)sa.buf, .length = 8,
 			      .lkey = sa.pd->local_dma_lkey };
@@ -549,10 +556,15 @@ static int post_atomic(enum ib_wr_opcode op, u64 raddr, u64 compare_add, u64 swa
 		.remote_addr = raddr,
 		.compare_add = compare_add,
 		.swap = swap,
-		.rkey = sb.mr->rkey,
+		.rkey = rkey,
 	};
 
 	return ib_post_send(sa.qp, &wr.wr, NULL);
+}
+
+static int post_atomic(enum ib_wr_opcode op, u64 raddr, u64 compare_add, u64 swap)
+{
+	return post_atomic_rkey(op, raddr, sb.mr->rkey, compare_add, swap);
 }
 
 static void test_atomics(void)
@@ -727,7 +739,7 @@ static void test_rtr_responder(void)
 	 */
 	ret = pair_up(7);
 	if (!ret)
-		ret = inv_rbuf(&sb);
+		ret = inv_mr(&sb, sb.mr);
 	if (!ret)
 		ret = reg_rbuf(&sb, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			       IB_ACCESS_REMOTE_ATOMIC);
@@ -845,6 +857,77 @@ static void test_responder_gives_up(void)
 	report(atomic_read(&sb.qp_fatal) == 1, "and the responder's consumer gets QP_FATAL",
 	       atomic_read(&sb.qp_fatal));
 	pair_down();
+}
+
+/*
+ * A READ or atomic that b accepted behind a SEND waiting for a receive (RNR) executes
+ * only once that SEND is delivered. b invalidates its MR in between: b must refuse the
+ * request then (a remote access error at a, b's QP in error), never answer zeros as
+ * data or skip the atomic as if it had run.
+ */
+static void memory_gone(bool atomic)
+{
+	u64 *target = (u64 *)(sb.rbuf + 64);
+	u64 wr_id = atomic ? 700 : 1401;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	unsigned long end;
+	struct ib_wc wc = {};
+	struct ib_mr *mr;
+	char name[96];
+	bool ok;
+	int ret;
+
+	/* An MR of its own: sb.mr's state is the earlier tests' business. */
+	mr = ib_alloc_mr(sb.pd, IB_MR_TYPE_MEM_REG, BUF_SIZE / PAGE_SIZE);
+	ret = PTR_ERR_OR_ZERO(mr);
+	if (!ret)
+		ret = pair_up(7);
+	if (ret) {
+		report(false, "memory gone before execution: MR, connect", ret);
+		if (!IS_ERR(mr))
+			ib_dereg_mr(mr);
+		return;
+	}
+	ret = reg_rbuf_mr(&sb, mr, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			  IB_ACCESS_REMOTE_ATOMIC);
+	fill(sb.rbuf, BUF_SIZE, 51);
+	*target = 1000;
+	if (!ret)
+		ret = post_send(&sa, 1400, IB_WR_SEND, (uintptr_t)sa.buf, 100, IB_SEND_SIGNALED);
+	if (!ret && atomic)
+		ret = post_atomic_rkey(IB_WR_ATOMIC_FETCH_AND_ADD, mr->iova + 64, mr->rkey, 23, 0);
+	else if (!ret)
+		ret = post_rdma(&sa, wr_id, IB_WR_RDMA_READ, (uintptr_t)sa.buf + 4096, 65536,
+				mr->iova, mr->rkey, 0);
+	/* ample time for b to accept the request and refuse the SEND with RNR */
+	ok = !ret && no_wc(sa.cq, 100);
+	if (ok)
+		ret = inv_mr(&sb, mr);
+	if (ok && !ret)
+		ret = post_recv(&sb, 1402, (uintptr_t)sb.buf, 4096);
+	ok = ok && !ret && !wait_wc(sa.cq, &wc) && wc.wr_id == 1400 &&
+		wc.status == IB_WC_SUCCESS;
+	ok = ok && !wait_wc(sa.cq, &wc) && wc.wr_id == wr_id &&
+		wc.status == IB_WC_REM_ACCESS_ERR;
+	snprintf(name, sizeof(name), "%s, MR invalidated before it runs: remote access error",
+		 atomic ? "fetch and add" : "rdma read");
+	report(ok, name, ret ? ret : wc.status);
+
+	end = jiffies + msecs_to_jiffies(timeout_ms);
+	do {
+		ret = ib_query_qp(sb.qp, &attr, IB_QP_STATE, &init);
+		if (ret || attr.qp_state == IB_QPS_ERR)
+			break;
+		msleep(20);
+	} while (time_before(jiffies, end));
+	ok = !ret && attr.qp_state == IB_QPS_ERR;
+	if (atomic)
+		ok = ok && *target == 1000;
+	report(ok, atomic ? "and the responder, in error, did not perform it" :
+	       "and the responder is in error", ret ? ret : attr.qp_state);
+	pair_down();
+	ib_dereg_mr(mr);
 }
 
 /* Shared receive queue: two QPs on b take receives from one SRQ. */
@@ -1306,6 +1389,8 @@ static int __init metaroce_rc_test_init(void)
 	test_rtr_responder();
 	test_rnr_exhausted();
 	test_responder_gives_up();
+	memory_gone(false);
+	memory_gone(true);
 	test_srq();
 	test_uc();
 out:
