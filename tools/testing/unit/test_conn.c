@@ -1341,6 +1341,100 @@ static void test_request_refused_after_acceptance(void **state)
 	free(b);
 }
 
+/* Run a's timers and transmissions until it has sent a response probe; returns its time. */
+static u64 next_rsp_probe(struct mr_conn *a, u64 now, struct mr_tx_pkt *tp)
+{
+	u32 guard;
+
+	for (guard = 0; guard < 1000 && !a->failed; guard++) {
+		u64 d = mr_conn_deadline(a);
+
+		assert_true(d != U64_MAX);
+		now = d > now ? d : now;
+		mr_conn_timer(a, now);
+		if (mr_conn_tx(a, now, tp))
+			return now;
+	}
+	return now;
+}
+
+/*
+ * A READ whose request is acknowledged leaves the requester nothing outstanding of its
+ * own: its response timer probes with the request (spec, "Waiting for responses"). A
+ * responder that answers keeps it waiting however long; one that has gone fails it
+ * after retry_cnt + 1 unanswered probes.
+ */
+static void test_response_timer(void **state)
+{
+	struct mr_send_wr wr = { .cookie = 5, .opcode = MR_OP_READ_REQ, .len = 6000, .rkey = 9 };
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
+	struct mr_pkt ack;
+	struct mr_tx_pkt tp;
+	enum mr_wc_status st;
+	struct mr_rx_res res;
+	struct mr_rx_done d;
+	u64 now = 0, cookie;
+	u32 i, probes;
+
+	(void)state;
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_PLACE);
+	assert_false(mr_conn_deliver(b, &d));	/* queued inside */
+	now += 10 * US;
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	assert_int_equal(a->tx.una, a->tx.nxt);
+	assert_true(a->rsp_waiting);
+
+	/* b answers every probe with an ACK: twice the retry count, and a still waits */
+	for (i = 0; i < 2 * 8; i++) {
+		now = next_rsp_probe(a, now, &tp);
+		assert_false(a->failed);
+		assert_int_equal(tp.hdr.opcode, MR_OP_READ_REQ);
+		assert_int_equal(tp.hdr.psn, 1000);
+		assert_true((tp.hdr.flags & (MR_F_RETX | MR_F_AR)) == (MR_F_RETX | MR_F_AR));
+		assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_DUP);
+		assert_true(mr_conn_ack_due(b, now));
+		mr_conn_build_ack(b, now, &ack);
+		assert_int_equal(ack.ack.echo_psn, 1000);
+		assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+		assert_int_equal(a->rsp_probes, 0);
+	}
+	assert_int_equal(a->stats.tx_rsp_probes, 2 * 8);
+	/* the response comes at last: the READ completes, the timer stops */
+	while (mr_conn_tx(b, now, &tp))
+		assert_int_equal(hop(a, now, &tp.hdr, &res), MR_RXC_PLACE);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 5);
+	assert_int_equal(st, MR_WC_SUCCESS);
+	assert_false(a->rsp_waiting);
+	free(a);
+	free(b);
+
+	/* b has gone: no answer; retry_cnt (7) + 1 probes, then retry exceeded */
+	a = conn_new(1, 2, 1, 2, 1000, 2000);
+	b = conn_new(2, 1, 1, 2, 2000, 1000);
+	now = 0;
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(hop(b, now, &tp.hdr, &res), MR_RXC_PLACE);
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	for (probes = 0; !a->failed && probes < 100; probes++)
+		now = next_rsp_probe(a, now, &tp);
+	assert_true(a->failed);
+	assert_int_equal(a->stats.tx_rsp_probes, 8);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 5);
+	assert_int_equal(st, MR_WC_RETRY_EXC);
+	/* within the backoff's bound: 8 probes at most 64 ms apart */
+	assert_true(now < 9 * 64 * 1000 * US);
+	free(a);
+	free(b);
+}
+
 /*
  * Paced at twice the window rate, from a schedule: a late sender catches up by
  * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
@@ -1807,6 +1901,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_rmsn_window),
 	cmocka_unit_test(test_request_refused_after_acceptance),
+	cmocka_unit_test(test_response_timer),
 	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),
 	cmocka_unit_test(test_rtr_drops_ack_and_nak),

@@ -58,6 +58,9 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 		   c->stats.tx_pkts, c->tx.stat_retx, c->tx.stat_spurious,
 		   c->stats.tx_probes, c->tx.stat_rto, c->stats.acks_sent);
 	seq_printf(s, "  rto: shift %u spurious %llu\n", c->tx.rto_shift, c->tx.stat_spurious_rto);
+	/* Waiting for responses (spec): probes with a request, unanswered ones. */
+	seq_printf(s, "  rsp: waiting %u probes %llu unanswered %u\n",
+		   c->rsp_waiting, c->stats.tx_rsp_probes, c->rsp_probes);
 	seq_printf(s, "  rcvd: pkts %llu dup %llu stale %llu beyond %llu bad_token %llu nak %llu cack %u\n",
 		   c->stats.rx_pkts, c->stats.rx_dup, c->stats.rx_stale,
 		   c->stats.rx_beyond, c->stats.rx_bad_token, c->stats.rx_nak,

@@ -354,6 +354,95 @@ static bool mr_conn_has_new(const struct mr_conn *c)
 	return mr_txwin_can_send(&c->tx) && (mr_conn_has_resp(c) || mr_conn_has_send(c));
 }
 
+static u64 mr_conn_pto(const struct mr_conn *c)
+{
+	const struct mr_rtt *r = &c->paths.conn;
+
+	/* Without an RTT sample a probe is guesswork: leave it to the RTO. */
+	return r->srtt ? mr_txwin_pto(r->srtt, r->rttvar) : MR_PTO_NONE;
+}
+
+static u64 mr_conn_rto(const struct mr_conn *c)
+{
+	return mr_txwin_rto(&c->tx, c->paths.conn.srtt, c->paths.conn.rttvar);
+}
+
+/*
+ * Waiting for responses (spec): with our requests all acknowledged nothing of ours is
+ * outstanding, and only a timer of our own finds a responder that failed or has gone.
+ * Call after whatever may change that; progress: a response packet was placed.
+ */
+static void mr_conn_rsp_clock(struct mr_conn *c, u64 now, bool progress)
+{
+	if (!c->rd_out || c->tx.una != c->tx.nxt) {
+		c->rsp_waiting = false;
+		return;
+	}
+	if (progress || !c->rsp_waiting) {
+		c->rsp_waiting = true;
+		c->rsp_wait_ns = now;
+		c->rsp_alive_ns = now;
+		c->rsp_backoff = 0;
+		c->rsp_probes = 0;
+	}
+}
+
+static u64 mr_conn_rsp_deadline(const struct mr_conn *c)
+{
+	u64 rto = min_t(u64, mr_conn_rto(c) << min_t(u8, c->rsp_backoff, 16), MR_RTO_MAX_NS);
+
+	return c->rsp_waiting ? c->rsp_wait_ns + rto : U64_MAX;
+}
+
+/* The response timer expired: probe with the oldest waiting request, or give up. */
+static void mr_conn_rsp_timer(struct mr_conn *c, u64 now)
+{
+	u32 i;
+
+	if (now < mr_conn_rsp_deadline(c))
+		return;
+	if (c->rsp_probes > c->tx.retry_limit &&
+	    (!c->tx.fail_min_ns || now - c->rsp_alive_ns >= c->tx.fail_min_ns)) {
+		mr_conn_fail(c, MR_WC_RETRY_EXC);
+		return;
+	}
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (m->pkts && m->all_sent && !m->resp_done && mr_op_is_request(m->wr.opcode))
+			break;
+	}
+	if (i == c->sq_head) {
+		c->rsp_waiting = false;
+		return;
+	}
+	c->rsp_probe_msg = i;
+	c->rsp_probe_psn = c->sq[i % MR_SENDQ_DEPTH].req_psn;
+	c->rsp_probe_pending = true;
+	if (c->rsp_probes < U8_MAX)
+		c->rsp_probes++;
+	if (c->rsp_backoff < U8_MAX)
+		c->rsp_backoff++;
+	c->rsp_wait_ns = now;
+}
+
+/* The request the response timer chose, again, outside the window. */
+static bool mr_conn_rsp_probe(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
+{
+	const struct mr_sendmsg *m = &c->sq[c->rsp_probe_msg % MR_SENDQ_DEPTH];
+
+	c->rsp_probe_pending = false;
+	if (!m->pkts || m->resp_done || !mr_op_is_request(m->wr.opcode) ||
+	    m->req_psn != c->rsp_probe_psn)
+		return false;	/* answered meanwhile */
+	mr_conn_hdr(c, m, m->req_psn, 0, 0, mr_paths_pick(&c->paths, now), &out->hdr);
+	out->hdr.flags |= MR_F_RETX | MR_F_AR;
+	mr_conn_fill_out(m, 0, out);
+	out->resp_slot = 0;
+	c->stats.tx_rsp_probes++;
+	return true;
+}
+
 bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 {
 	u64 srtt = c->paths.conn.srtt;
@@ -377,6 +466,8 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 		if (sent)
 			c->stats.tx_probes++;
 	}
+	if (!sent && c->rsp_probe_pending)
+		sent = mr_conn_rsp_probe(c, now, out);
 	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn)) {
 		sent = mr_conn_resend(c, now, psn, 0, false, out);
 		if (sent)
@@ -398,6 +489,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 		sent = mr_conn_new(c, now, mr_conn_has_resp(c), out);
 	if (!sent)
 		return false;
+	mr_conn_rsp_clock(c, now, false);
 
 	c->stats.tx_pkts++;
 	c->paths.p[out->hdr.path].stat_sent++;
@@ -521,6 +613,12 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	/* Responses leave no completion behind: free their slots as they are acked. */
 	while (c->rq_tail != c->rq_next && mr_msg_done(c, &c->rq[c->rq_tail % MR_RESPQ_DEPTH]))
 		c->rq_tail++;
+	mr_conn_rsp_clock(c, now, false);
+	if (c->rsp_waiting && ack->echo_psn == c->rsp_probe_psn &&
+	    (ack->echo_flags & MR_ECHO_RETX)) {
+		c->rsp_probes = 0;	/* the responder is there */
+		c->rsp_alive_ns = now;
+	}
 	return MR_RXC_DONE;
 }
 
@@ -940,6 +1038,7 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 			rd->resp_done = true;
 			c->rd_out--;
 		}
+		mr_conn_rsp_clock(c, now, true);
 	} else {
 		if (!rs->st.slot[pkt->msn % MR_STREAM_WIN].used) {
 			mr_pkt_rmsg(pkt, &rs->info[pkt->msn % MR_STREAM_WIN]);
@@ -1089,19 +1188,6 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	}
 }
 
-static u64 mr_conn_pto(const struct mr_conn *c)
-{
-	const struct mr_rtt *r = &c->paths.conn;
-
-	/* Without an RTT sample a probe is guesswork: leave it to the RTO. */
-	return r->srtt ? mr_txwin_pto(r->srtt, r->rttvar) : MR_PTO_NONE;
-}
-
-static u64 mr_conn_rto(const struct mr_conn *c)
-{
-	return mr_txwin_rto(&c->tx, c->paths.conn.srtt, c->paths.conn.rttvar);
-}
-
 u64 mr_conn_deadline(const struct mr_conn *c)
 {
 	u32 wnd = mr_cc_window(&c->cc, c->paths.conn.srtt);
@@ -1116,7 +1202,8 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 		d = min_t(u64, d, c->ack_due_ns);
 	if (c->cfg.uc)
 		d = min_t(u64, d, mr_uc_deadline(c));
-	if (c->probe_pending || c->rto_copies ||
+	d = min_t(u64, d, mr_conn_rsp_deadline(c));
+	if (c->probe_pending || c->rsp_probe_pending || c->rto_copies ||
 	    (c->tx.in_flight < wnd && (c->tx.nlost || mr_conn_has_new(c))))
 		d = min_t(u64, d, c->next_tx_ns);
 	return d;
@@ -1151,6 +1238,8 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 	case MR_TMR_NONE:
 		break;
 	}
+	if (!c->failed)
+		mr_conn_rsp_timer(c, now);
 	if (c->cfg.uc) {
 		mr_txwin_forget_lost(&c->tx);
 		mr_uc_timer(c, now);

@@ -240,6 +240,7 @@ struct mr_conn_stats {
 	u64	uc_discarded;	/* UC data packets not placed: message lost or refused */
 	u64	uc_msgs_lost;	/* UC messages given up */
 	u64	uc_holes;	/* UC PSNs given up (never arrived) */
+	u64	tx_rsp_probes;	/* requests resent while waiting for their responses */
 };
 
 struct mr_conn {
@@ -263,6 +264,15 @@ struct mr_conn {
 	u32	probe_psn;
 	bool	probe_pending;
 	u8	rto_copies;	/* copies of the oldest packet still to send after an RTO */
+	/* Waiting for responses with nothing of ours outstanding (spec) */
+	bool	rsp_waiting;
+	u64	rsp_wait_ns;	/* the timer's start */
+	u64	rsp_alive_ns;	/* last response packet or answered probe */
+	u32	rsp_probe_psn;	/* the request last sent as a response probe */
+	u32	rsp_probe_msg;	/* its send-queue index */
+	u8	rsp_probes;	/* sent since the responder last answered */
+	u8	rsp_backoff;	/* sent since the last response packet */
+	bool	rsp_probe_pending;
 	u8	rnr_retries;
 	u8	rd_out;		/* our READs sent and not fully answered */
 	u8	rsp_out;	/* peer's READs accepted and not fully answered */

@@ -11,8 +11,9 @@
  * RDMA_WRITE_WITH_IMM, RDMA_READ, both atomics, REG_MR and LOCAL_INV,
  * unsignaled sends, an RNR wait, and the error completions of a bad rkey and
  * of a missing access right, READs and atomics answered by a responder left in
- * RTR, a READ and an atomic whose MR is invalidated between acceptance and
- * execution. Then two QPs on b share one SRQ and receive from two QPs on a: data,
+ * RTR, a responder and a requester that vanish in the middle of READs, a READ
+ * and an atomic whose MR is invalidated between acceptance and execution.
+ * Then two QPs on b share one SRQ and receive from two QPs on a: data,
  * RNR on an empty SRQ, the SRQ limit event, and the last-WQE event of a QP
  * moved to the error state. count=N streams N further 4 KiB SENDs with a
  * deep queue (selftests/metaroce/qp_rc.sh runs it with netem loss). Last, UC
@@ -860,6 +861,52 @@ static void test_responder_gives_up(void)
 }
 
 /*
+ * The mirror image: the responder's QP is destroyed in the middle of READs. The
+ * requester has nothing of its own outstanding (its requests are acknowledged); its
+ * response timer probes, and once the probes go unanswered (after the closed
+ * connection's record stops answering them) the READ ends in retry exceeded.
+ */
+static void test_requester_gives_up(void)
+{
+	struct ib_wc wc = {};
+	unsigned long end;
+	int tries, i, ret = 0;
+	bool cut = false, ok;
+
+	for (tries = 0; tries < 3 && !cut && !ret; tries++) {
+		ret = pair_up(7);
+		if (ret)
+			break;
+		fill(sb.rbuf, BUF_SIZE, 44);
+		memset(sa.buf, 0, BUF_SIZE);
+		for (i = 0; i < CUT_READS && !ret; i++)
+			ret = post_rdma(&sa, 1500 + i, IB_WR_RDMA_READ, (uintptr_t)sa.buf,
+					BUF_SIZE, sb.mr->iova, sb.mr->rkey, 0);
+		end = jiffies + msecs_to_jiffies(timeout_ms);
+		while (!ret && !memchr_inv(sa.buf, 0, BUF_SIZE) && time_before(jiffies, end))
+			usleep_range(20, 100);
+		side_destroy_qp(&sb);
+		/* the READs that completed before the cut succeed; is one left? */
+		for (i = 0; i < CUT_READS && !ret; i++) {
+			ret = wait_wc(sa.cq, &wc);
+			if (!ret && wc.status != IB_WC_SUCCESS) {
+				cut = true;
+				break;
+			}
+		}
+		if (!cut)
+			pair_down();
+	}
+	ok = cut && wc.status == IB_WC_RETRY_EXC_ERR;
+	report(ok, "responder destroyed in the middle of 8 reads: retry exceeded",
+	       ret ? ret : wc.status);
+	for (i++; ok && i < CUT_READS; i++)
+		ok = !wait_wc(sa.cq, &wc) && wc.status == IB_WC_WR_FLUSH_ERR;
+	report(ok, "and the reads after it are flushed", wc.status);
+	pair_down();
+}
+
+/*
  * A READ or atomic that b accepted behind a SEND waiting for a receive (RNR) executes
  * only once that SEND is delivered. b invalidates its MR in between: b must refuse the
  * request then (a remote access error at a, b's QP in error), never answer zeros as
@@ -1389,6 +1436,7 @@ static int __init metaroce_rc_test_init(void)
 	test_rtr_responder();
 	test_rnr_exhausted();
 	test_responder_gives_up();
+	test_requester_gives_up();
 	memory_gone(false);
 	memory_gone(true);
 	test_srq();
