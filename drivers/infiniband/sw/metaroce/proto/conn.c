@@ -137,6 +137,26 @@ static bool mr_conn_rq_full(const struct mr_conn *c)
 	return c->rq_head - c->rq_tail >= MR_RESPQ_DEPTH;
 }
 
+/* Our READ or atomic, sent and still waiting for (the rest of) its response. */
+static bool mr_req_awaits_resp(const struct mr_sendmsg *m)
+{
+	return m->pkts && m->all_sent && !m->resp_done && mr_op_is_request(m->wr.opcode);
+}
+
+/* Our request waiting for its response whose request packet had psn; NULL if none. */
+static const struct mr_sendmsg *mr_conn_req_waiting(const struct mr_conn *c, u32 psn)
+{
+	u32 i;
+
+	for (i = c->sq_tail; i != c->sq_head; i++) {
+		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+
+		if (mr_req_awaits_resp(m) && m->req_psn == psn)
+			return m;
+	}
+	return NULL;
+}
+
 /*
  * Queue the answer to the peer's READ or atomic (stream, msn); the caller checked for
  * space. Returns the response slot (for mr_conn_atomic_result()).
@@ -406,17 +426,13 @@ static void mr_conn_rsp_timer(struct mr_conn *c, u64 now)
 		mr_conn_fail(c, MR_WC_RETRY_EXC);
 		return;
 	}
-	for (i = c->sq_tail; i != c->sq_head; i++) {
-		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
-
-		if (m->pkts && m->all_sent && !m->resp_done && mr_op_is_request(m->wr.opcode))
+	for (i = c->sq_tail; i != c->sq_head; i++)
+		if (mr_req_awaits_resp(&c->sq[i % MR_SENDQ_DEPTH]))
 			break;
-	}
 	if (i == c->sq_head) {
 		c->rsp_waiting = false;
 		return;
 	}
-	c->rsp_probe_msg = i;
 	c->rsp_probe_psn = c->sq[i % MR_SENDQ_DEPTH].req_psn;
 	c->rsp_probe_pending = true;
 	if (c->rsp_probes < U8_MAX)
@@ -429,11 +445,10 @@ static void mr_conn_rsp_timer(struct mr_conn *c, u64 now)
 /* The request the response timer chose, again, outside the window. */
 static bool mr_conn_rsp_probe(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 {
-	const struct mr_sendmsg *m = &c->sq[c->rsp_probe_msg % MR_SENDQ_DEPTH];
+	const struct mr_sendmsg *m = mr_conn_req_waiting(c, c->rsp_probe_psn);
 
 	c->rsp_probe_pending = false;
-	if (!m->pkts || m->resp_done || !mr_op_is_request(m->wr.opcode) ||
-	    m->req_psn != c->rsp_probe_psn)
+	if (!m)
 		return false;	/* answered meanwhile */
 	mr_conn_hdr(c, m, m->req_psn, 0, 0, mr_paths_pick(&c->paths, now), &out->hdr);
 	out->hdr.flags |= MR_F_RETX | MR_F_AR;
@@ -622,21 +637,6 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	return MR_RXC_DONE;
 }
 
-/* Is psn that of one of our READ or atomic requests still waiting for its response? */
-static bool mr_conn_req_waiting(const struct mr_conn *c, u32 psn)
-{
-	u32 i;
-
-	for (i = c->sq_tail; i != c->sq_head; i++) {
-		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
-
-		if (m->pkts && m->all_sent && !m->resp_done && mr_op_is_request(m->wr.opcode) &&
-		    m->req_psn == psn)
-			return true;
-	}
-	return false;
-}
-
 static enum mr_rx_class mr_conn_rx_nak(struct mr_conn *c, u64 now, const struct mr_pkt_nak *nak)
 {
 	struct mr_pkt_ack ack = { .cack = nak->cack, .echo_psn = nak->nak_psn };
@@ -748,8 +748,7 @@ static struct mr_sendmsg *mr_conn_find_req(struct mr_conn *c, const struct mr_pk
 	for (i = c->sq_tail; i != c->sq_head; i++) {
 		struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 
-		if (!m->pkts || !m->all_sent || m->resp_done ||
-		    m->wr.stream != pkt->stream || m->msn != pkt->msn)
+		if (!mr_req_awaits_resp(m) || m->wr.stream != pkt->stream || m->msn != pkt->msn)
 			continue;
 		if (read ? m->wr.opcode == MR_OP_READ_REQ : mr_op_is_atomic(m->wr.opcode))
 			return m;

@@ -269,7 +269,6 @@ struct mr_conn {
 	u64	rsp_wait_ns;	/* the timer's start */
 	u64	rsp_alive_ns;	/* last response packet or answered probe */
 	u32	rsp_probe_psn;	/* the request last sent as a response probe */
-	u32	rsp_probe_msg;	/* its send-queue index */
 	u8	rsp_probes;	/* sent since the responder last answered */
 	u8	rsp_backoff;	/* sent since the last response packet */
 	bool	rsp_probe_pending;
