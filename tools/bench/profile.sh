@@ -53,13 +53,14 @@ trace_runs() {
 		}
 		q = f["dev"] "/" f["qpn"]
 		ctx = substr(flags, 3, 1) == "s" ? "softirq" : $1 ~ /^kworker/ ? "worker" : "task"
-		n[q]++; c[q, ctx]++; on[q, cpu]++
+		n[q]++; c[q, ctx]++; on[q, cpu]++; txc[q, ctx] += f["tx"]
 		rx[q] += f["rx"]; tx[q] += f["tx"]; rxq[q] += f["rxq"]
 		fl[q] += f["in_flight"]; cw[q] += f["cwnd"]; sr[q] += f["srtt_us"]
 		if (q in last && ts - last[q] > gap[q]) gap[q] = ts - last[q]
 		if (!(q in first)) first[q] = ts
 		last[q] = ts
 	}
+	function per(q, ctx) { return c[q, ctx] ? txc[q, ctx] / c[q, ctx] : 0 }
 	END {
 		for (q in n) {
 			span = last[q] - first[q]
@@ -67,10 +68,12 @@ trace_runs() {
 			for (k in on) { split(k, kk, SUBSEP); if (kk[1] == q) cpus = cpus " cpu" kk[2] "=" on[k] }
 			printf "# runs %s: %d in %.2f s (%.0f/s), softirq %d worker %d task %d;%s;" \
 			       " per run rx %.1f tx %.1f, rxq %.1f in_flight %.0f cwnd %.0f" \
-			       " srtt_us %.0f; longest gap %.1f ms\n", q, n[q], span,
+			       " srtt_us %.0f; longest gap %.1f ms; tx per run: softirq %.1f" \
+			       " worker %.1f task %.1f\n", q, n[q], span,
 			       (span > 0 ? n[q] / span : 0), c[q, "softirq"], c[q, "worker"],
 			       c[q, "task"], cpus, rx[q] / n[q], tx[q] / n[q], rxq[q] / n[q],
-			       fl[q] / n[q], cw[q] / n[q], sr[q] / n[q], gap[q] * 1000
+			       fl[q] / n[q], cw[q] / n[q], sr[q] / n[q], gap[q] * 1000,
+			       per(q, "softirq"), per(q, "worker"), per(q, "task")
 		}
 	}' "$t/trace"
 	echo >"$t/trace"
@@ -104,6 +107,7 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 rm -f /tmp/profile-ips
 [ -w /proc/profile ] && echo 0 >/proc/profile
 read -r _ u0 n0 s0 i0 w0 q0 sq0 _ </proc/stat
+grep '^cpu[0-9]' /proc/stat >/tmp/profile-stat0
 bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" "${EXTRA[@]}" \
 	-s "$size" -n "$iters" >/tmp/profile-bw 2>/tmp/profile-err &
 bw=$!
@@ -131,6 +135,13 @@ fi
 read -r _ u1 n1 s1 i1 w1 q1 sq1 _ </proc/stat
 echo "# vCPU ticks: user $((u1 + n1 - u0 - n0)) system $((s1 - s0))" \
 	"softirq $((sq1 - sq0)) irq $((q1 - q0)) idle $((i1 + w1 - i0 - w0))"
+# The same per vCPU: whether the one doing the kernel's work ever waits.
+grep '^cpu[0-9]' /proc/stat | paste -d' ' /tmp/profile-stat0 - | awk '{
+	n = (NF - 2) / 2
+	printf "#   %s: user %d system %d softirq %d idle %d\n", $1,
+		$(n + 3) + $(n + 4) - $2 - $3, $(n + 5) - $4, $(n + 9) - $8,
+		$(n + 6) + $(n + 7) - $5 - $6
+}'
 if [ -r /proc/profile ]; then
 	"$(dirname "$0")/readprofile" "${BENCH_PROFILE_LINES:-40}"
 else
