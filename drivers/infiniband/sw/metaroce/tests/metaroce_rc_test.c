@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -869,6 +870,7 @@ static void test_responder_gives_up(void)
 static void test_requester_gives_up(void)
 {
 	struct ib_wc wc = {};
+	ktime_t gone = 0;
 	unsigned long end;
 	int tries, i, ret = 0;
 	bool cut = false, ok;
@@ -885,6 +887,7 @@ static void test_requester_gives_up(void)
 		end = jiffies + msecs_to_jiffies(timeout_ms);
 		while (!ret && !memchr_inv(sa.buf, 0, BUF_SIZE) && time_before(jiffies, end))
 			usleep_range(20, 100);
+		gone = ktime_get();
 		side_destroy_qp(&sb);
 		/* the READs that completed before the cut succeed; is one left? */
 		for (i = 0; i < CUT_READS && !ret; i++) {
@@ -898,6 +901,10 @@ static void test_requester_gives_up(void)
 			pair_down();
 	}
 	ok = cut && wc.status == IB_WC_RETRY_EXC_ERR;
+	/* How long a READ waits for a responder that has gone (spec, "Waiting for responses"). */
+	if (cut)
+		pr_info("# retry exceeded %lld ms after the responder's QP was destroyed\n",
+			ktime_ms_delta(ktime_get(), gone));
 	report(ok, "responder destroyed in the middle of 8 reads: retry exceeded",
 	       ret ? ret : wc.status);
 	for (i++; ok && i < CUT_READS; i++)
