@@ -106,8 +106,7 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 
 rm -f /tmp/profile-ips
 [ -w /proc/profile ] && echo 0 >/proc/profile
-read -r _ u0 n0 s0 i0 w0 q0 sq0 _ </proc/stat
-grep '^cpu[0-9]' /proc/stat >/tmp/profile-stat0
+grep '^cpu' /proc/stat >/tmp/profile-stat0
 bw_pair "$SRV" "$NSRV" "$GSRV" "$CLI" "$NCLI" "$GCLI" "$IP" "${EXTRA[@]}" \
 	-s "$size" -n "$iters" >/tmp/profile-bw 2>/tmp/profile-err &
 bw=$!
@@ -131,16 +130,18 @@ if wait "$bw"; then
 else
 	sed 's/^/# /' /tmp/profile-err
 fi
-# Ticks of all vCPUs from setup to teardown of the two perftest processes.
-read -r _ u1 n1 s1 i1 w1 q1 sq1 _ </proc/stat
-echo "# vCPU ticks: user $((u1 + n1 - u0 - n0)) system $((s1 - s0))" \
-	"softirq $((sq1 - sq0)) irq $((q1 - q0)) idle $((i1 + w1 - i0 - w0))"
-# The same per vCPU: whether the one doing the kernel's work ever waits.
-grep '^cpu[0-9]' /proc/stat | paste -d' ' /tmp/profile-stat0 - | awk '{
-	n = (NF - 2) / 2
-	printf "#   %s: user %d system %d softirq %d idle %d\n", $1,
-		$(n + 3) + $(n + 4) - $2 - $3, $(n + 5) - $4, $(n + 9) - $8,
-		$(n + 6) + $(n + 7) - $5 - $6
+# Ticks of all vCPUs, then of each (whether the one doing the kernel's work ever waits),
+# from setup to teardown of the two perftest processes. Each line is a /proc/stat line
+# (name user nice system idle iowait irq softirq ...) before, then after.
+grep '^cpu' /proc/stat | paste -d' ' /tmp/profile-stat0 - | awk '{
+	n = NF / 2
+	for (i = 2; i <= 8; i++) d[i] = $(n + i) - $i
+	if ($1 == "cpu")
+		printf "# vCPU ticks: user %d system %d softirq %d irq %d idle %d\n",
+			d[2] + d[3], d[4], d[8], d[7], d[5] + d[6]
+	else
+		printf "#   %s: user %d system %d softirq %d idle %d\n", $1,
+			d[2] + d[3], d[4], d[8], d[5] + d[6]
 }'
 if [ -r /proc/profile ]; then
 	"$(dirname "$0")/readprofile" "${BENCH_PROFILE_LINES:-40}"
