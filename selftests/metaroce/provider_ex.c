@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,20 @@
 #define C_ATOMIC	(32 * 1024)
 #define C_UD		(40 * 1024)
 #define C_BURST		(44 * 1024)
+#define C_UNSIG		(48 * 1024)	/* the unsignaled WRITEs' source */
+#define C_UNSIG_BACK	(56 * 1024)	/* and what the READ brings back */
+
+/*
+ * Unsignaled WRITEs, one per doorbell, each on a queue drained by a pause:
+ * nothing waits for their completions, so metaroce.ko runs none of them in
+ * the doorbell's system call (provider_ex.sh counts the metaroce_qp_run
+ * events of this process between two trace markers).
+ */
+#define UNSIG_WRITES	8
+#define UNSIG_LEN	1024
+#define UNSIG_OFF	(24 * 1024)	/* server: where they land */
+#define UNSIG_PAUSE_US	20000
+#define TRACE_MARKER	"tracing/trace_marker"	/* in DIR: a tracefs mount */
 
 struct peer {
 	uint32_t rc_qpn, ud_qpn, rkey;
@@ -461,6 +476,29 @@ static int client_wait(struct side *s, int n, struct cqe *c)
 	return 1;
 }
 
+/*
+ * A line in the kernel's trace, for provider_ex.sh, through the tracefs it
+ * mounted in DIR (the namespace's /sys has none); 0 or -1 (and why).
+ */
+static int marker(const char *dir, const char *text)
+{
+	char path[512];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, TRACE_MARKER);
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		n = write(fd, text, strlen(text));
+		close(fd);
+	}
+	if (n != (ssize_t)strlen(text)) {
+		snprintf(why, sizeof(why), "%s: errno %d (%s)", path, errno, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static void client(struct side *s, const char *dir)
 {
 	struct ibv_sge sgl[2];
@@ -607,6 +645,33 @@ static void client(struct side *s, const char *dir)
 	check(ret == 0 && client_wait(s, 1, c) && c[0].wr_id == 1000 + BURST - 1 &&
 	      c[0].opcode == IBV_WC_SEND,
 	      "client: a burst of 200 UD sends in one batch completes");
+
+	ret = marker(dir, "provider_ex: unsignaled writes begin");
+	for (i = 0; i < UNSIG_WRITES && !ret; i++) {
+		pattern(s->buf + C_UNSIG + i * UNSIG_LEN, UNSIG_LEN, 0x50 + i);
+		ibv_wr_start(s->rcx);
+		s->rcx->wr_id = 2000 + i;
+		s->rcx->wr_flags = 0;
+		ibv_wr_rdma_write(s->rcx, p.rkey, p.addr + UNSIG_OFF + i * UNSIG_LEN);
+		ibv_wr_set_sge(s->rcx, s->mr->lkey,
+			       (uintptr_t)s->buf + C_UNSIG + i * UNSIG_LEN, UNSIG_LEN);
+		ret = ibv_wr_complete(s->rcx);
+		usleep(UNSIG_PAUSE_US);
+	}
+	if (!ret)
+		ret = marker(dir, "provider_ex: unsignaled writes end");
+	if (!ret) {
+		ibv_wr_start(s->rcx);
+		s->rcx->wr_id = 2100;
+		s->rcx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_read(s->rcx, p.rkey, p.addr + UNSIG_OFF);
+		ibv_wr_set_sge(s->rcx, s->mr->lkey, (uintptr_t)s->buf + C_UNSIG_BACK,
+			       UNSIG_WRITES * UNSIG_LEN);
+		ret = ibv_wr_complete(s->rcx);
+	}
+	check(ret == 0 && client_wait(s, 1, c) && c[0].wr_id == 2100 &&
+	      !memcmp(s->buf + C_UNSIG, s->buf + C_UNSIG_BACK, UNSIG_WRITES * UNSIG_LEN),
+	      "client: 8 unsignaled WRITEs, a doorbell each, then a READ brings them back");
 
 	put_file(dir, "client-done", NULL);
 	ibv_destroy_ah(ah);

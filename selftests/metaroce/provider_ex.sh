@@ -15,6 +15,12 @@
 # completion's fields and every byte that arrives; the client checks its own completions
 # and the data it read. They exchange QP numbers, GIDs and rkeys through files. The server
 # also checks that metaroce.ko refuses a CQ flag it lacks (IGNORE_OVERRUN) with EOPNOTSUPP.
+# Last, the client posts eight unsignaled RDMA writes, one per doorbell with a pause after
+# each (the queue drained), between two trace markers, and reads them back: nothing waits
+# for their completions, so metaroce.ko must run none in the client's system call (a run
+# there took the whole round trip over veth, and a streaming process posted one WQE per
+# round trip): no metaroce_qp_run event of the client's device in process context between
+# the markers, against one or more per signaled doorbell before them.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/provider_ex.sh
@@ -29,9 +35,13 @@ use_build_provider
 WORK=$(mktemp -d)
 HELPER=$WORK/provider_ex
 SERVER_CHECKS=8
-CLIENT_CHECKS=8
+CLIENT_CHECKS=9
+# tracefs, mounted where the client (whose namespace has a /sys of its own) can write
+# its markers: in the directory both sides share.
+TRACING=$WORK/tracing
+RUN_EVENT=$TRACING/events/metaroce/metaroce_qp_run/enable
 GA='' GB=''
-trap 'cleanup; rm -rf "$WORK"' EXIT
+trap 'cleanup; umount "$TRACING" 2>/dev/null; rm -rf --one-file-system "$WORK"' EXIT
 
 setup() {
 	node_add a
@@ -40,6 +50,20 @@ setup() {
 	rdma_add metaroce mr_a a va && rdma_add metaroce mr_b b vb &&
 		rdma_wait_active mr_a && rdma_wait_active mr_b &&
 		GA=$(gid_index mr_a 10.7.0.1) && GB=$(gid_index mr_b 10.7.0.2)
+}
+
+# doorbell_runs: "BEFORE BETWEEN MARKERS": metaroce_qp_run events of mr_b's QPs in a
+# process (neither softirq nor a kworker) before the first trace marker and between the
+# two, and how many markers the trace holds.
+doorbell_runs() {
+	awk '/tracing_mark_write: provider_ex: unsignaled writes/ { m++; next }
+		/ metaroce_qp_run: dev=mr_b / {
+			for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) flags = $(i + 1)
+			if (substr(flags, 3, 1) == "s" || $1 ~ /^kworker/) next
+			if (m == 0) before++
+			else if (m == 1) between++
+		}
+		END { print before + 0, between + 0, m + 0 }' "$TRACING/trace"
 }
 
 # points FILE WANT WHO: FILE's PASS/FAIL lines as test points; WANT of them expected.
@@ -58,7 +82,7 @@ points() {
 	done
 }
 
-ktap_plan $((2 + SERVER_CHECKS + CLIENT_CHECKS + 1))
+ktap_plan $((2 + SERVER_CHECKS + CLIENT_CHECKS + 2))
 if setup; then
 	ktap_ok "two nodes, a MetaRoCE device on each (GIDs $GA, $GB)"
 else
@@ -68,14 +92,23 @@ fi
 ktap_check "helper built" cc -O2 -Wall -Wextra -Werror -o "$HELPER" \
 	"$TOP/selftests/metaroce/provider_ex.c" -libverbs || ktap_finish
 
+mkdir "$TRACING" && mount -t tracefs nodev "$TRACING" || ktap_diag "cannot mount tracefs"
+echo >"$TRACING/trace" 2>/dev/null
+echo 1 >"$RUN_EVENT" 2>/dev/null || ktap_diag "cannot enable $RUN_EVENT"
 on a timeout 120 "$HELPER" server mr_a "$GA" "$WORK" >"$WORK/server.out" 2>&1 &
 spid=$!
 on b timeout 120 "$HELPER" client mr_b "$GB" "$WORK" >"$WORK/client.out" 2>&1
 crc=$?
 wait "$spid"
 src=$?
+echo 0 >"$RUN_EVENT" 2>/dev/null
 points "$WORK/client.out" "$CLIENT_CHECKS" client
 points "$WORK/server.out" "$SERVER_CHECKS" server
 ktap_diag "exit status: client $crc, server $src"
+read -r before between markers <<<"$(doorbell_runs)"
+ktap_diag "mr_b's runs in a process: $before before the markers, $between between them ($markers markers)"
+[ "$markers" -eq 2 ] && [ "$before" -gt 0 ] && [ "$between" -eq 0 ]
+ktap_result "an unsignaled WRITE's doorbell does not run the transport in the process" $?
+echo >"$TRACING/trace" 2>/dev/null
 ktap_check "rdma link delete of both devices" rdma_del_all
 ktap_finish
