@@ -123,6 +123,20 @@ wait_for() {
 
 pretty() { echo "# [$1] $2"; }
 
+# RUN_CONTEXT_AWK: an awk function for a line of the trace buffer's text, run_context(),
+# naming the context the event was traced in: "softirq" (the third flag is "s"), "worker"
+# (a kworker task: a QP's work item) or "task" (the process that rang a doorbell).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+RUN_CONTEXT_AWK='
+function run_context(   i) {
+	for (i = 1; i <= NF; i++)
+		if ($i ~ /^\[[0-9]+\]$/)
+			break
+	if (substr($(i + 1), 3, 1) == "s")
+		return "softirq"
+	return $1 ~ /^kworker/ ? "worker" : "task"
+}'
+
 # counter DEV NAME: one of DEV's port counters, as "rdma statistic" shows it.
 counter() {
 	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1

@@ -56,10 +56,10 @@ setup() {
 # process (neither softirq nor a kworker) before the first trace marker and between the
 # two, and how many markers the trace holds.
 doorbell_runs() {
-	awk '/tracing_mark_write: provider_ex: unsignaled writes/ { m++; next }
+	awk "$RUN_CONTEXT_AWK"'
+		/tracing_mark_write: provider_ex: unsignaled writes/ { m++; next }
 		/ metaroce_qp_run: dev=mr_b / {
-			for (i = 1; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) flags = $(i + 1)
-			if (substr(flags, 3, 1) == "s" || $1 ~ /^kworker/) next
+			if (run_context() != "task") next
 			if (m == 0) before++
 			else if (m == 1) between++
 		}

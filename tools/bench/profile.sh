@@ -42,17 +42,17 @@ trace_runs() {
 	echo 1 >"$ev/enable"
 	sleep "$1"
 	echo 0 >"$ev/enable"
-	awk '/ metaroce_qp_run: / {
+	awk "$RUN_CONTEXT_AWK"'
+	/ metaroce_qp_run: / {
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^\[[0-9]+\]$/) {
 				cpu = substr($i, 2, length($i) - 2) + 0
-				flags = $(i + 1)
 				ts = $(i + 2) + 0
 			}
 			if (split($i, kv, "=") == 2) f[kv[1]] = kv[2]
 		}
 		q = f["dev"] "/" f["qpn"]
-		ctx = substr(flags, 3, 1) == "s" ? "softirq" : $1 ~ /^kworker/ ? "worker" : "task"
+		ctx = run_context()
 		n[q]++; c[q, ctx]++; on[q, cpu]++; txc[q, ctx] += f["tx"]
 		rx[q] += f["rx"]; tx[q] += f["tx"]; rxq[q] += f["rxq"]
 		fl[q] += f["in_flight"]; cw[q] += f["cwnd"]; sr[q] += f["srtt_us"]
