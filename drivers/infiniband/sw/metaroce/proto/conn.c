@@ -292,6 +292,12 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool 
 	mr_txwin_retransmit(&c->tx, now, psn, path);
 	c->paths.p[path].stat_retx++;
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
+	/*
+	 * What ACKs showed lost fills a hole, which the receiver ACKs at once anyway; AR
+	 * with RETX would make it answer on every path, as to a sender that heard nothing.
+	 */
+	if (cause == MR_LOSS_ACK)
+		out->hdr.flags &= ~MR_F_AR;
 	out->hdr.flags |= MR_F_RETX | flags;
 	mr_conn_fill_out(m, p->moff, out);
 	out->resp_slot = p->msg & ~MR_MSG_RESP;
