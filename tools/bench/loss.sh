@@ -5,10 +5,11 @@
 # ib_write_bw between two endpoints over MetaRoCE, rxe and siw, in one run, with 4 KiB and
 # 64 KiB messages at each netem loss rate (both directions of the link). Prints one line per
 # point,
-#   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6 gbps_min=0.031 gbps_max=0.044 runs=5
+#   BENCH driver=rxe size=65536 loss=1 gbps=0.039 kept_pct=12.6 gbps_min=0.031 gbps_max=0.044 runs=5 kept_lo=9.8 kept_hi=14.9
 # (kept_pct: share of the same driver's lossless rate at that size; gbps is the median of
-# BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range) and
-# writes them as CSV to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named
+# BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range;
+# kept_lo and kept_hi a 90% bootstrap interval of kept_pct, stats.sh) and writes them as CSV
+# to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named
 # in a "#" line, never given made-up figures.
 #
 # Every point runs through a netem qdisc, the lossless ones at 0%: what a point keeps is
@@ -21,7 +22,8 @@
 # the next by a factor of two (in one VM boot, at the same point), so a single run compares
 # drivers by luck; the median of five does much less often, and the range beside it shows
 # how far a figure can be trusted: a kept_pct whose loss and lossless ranges overlap widely
-# says little. The host's speed also drifts over minutes, so every driver is set up once,
+# says little, and kept_lo..kept_hi says how little (the lossless point's own interval
+# shows what the spread alone makes of 100%). The host's speed also drifts over minutes, so every driver is set up once,
 # side by side, and each repeat visits every point, the drivers of one point back to back:
 # drift touches all drivers and loss rates alike instead of whichever one ran during a slow
 # spell.
@@ -45,7 +47,7 @@ fi
 
 check_repeat "$repeat"
 
-echo "driver,size,loss_pct,gbps,kept_pct,gbps_min,gbps_max" >"$csv"
+echo "driver,size,loss_pct,gbps,kept_pct,gbps_min,gbps_max,kept_lo,kept_hi" >"$csv"
 echo "# bench-loss on $(uname -r): ib_write_bw, $what per run, median of $repeat runs per point," \
 	"drivers and loss rates interleaved, netem loss both ways (0% included)"
 
@@ -90,9 +92,10 @@ for drv in "${READY[@]}"; do
 			echo "# $drv size=$size loss=$loss runs: ${r[*]}"
 			[ "$loss" = 0 ] && base=$gbps
 			kept=$(awk -v g="$gbps" -v b="$base" 'BEGIN { if (b > 0) printf "%.1f", 100 * g / b; else print "nan" }')
+			read -r klo khi < <(kept_interval "${runs[$drv,$size,0]}" "${r[*]}")
 			echo "BENCH driver=$drv size=$size loss=$loss gbps=$gbps kept_pct=$kept" \
-				"gbps_min=$lo gbps_max=$hi runs=${#r[@]}"
-			echo "$drv,$size,$loss,$gbps,$kept,$lo,$hi" >>"$csv"
+				"gbps_min=$lo gbps_max=$hi runs=${#r[@]} kept_lo=$klo kept_hi=$khi"
+			echo "$drv,$size,$loss,$gbps,$kept,$lo,$hi,$klo,$khi" >>"$csv"
 		done
 	done
 done

@@ -6,6 +6,9 @@
 
 # Each setup_* fills the endpoints: server device/node/GID, client device/node/GID, server IP,
 # extra perftest flags, and the "node:interface" list that netem impairs.
+
+# shellcheck source=tools/bench/stats.sh
+. "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
 setup_rxe() {
 	rootpair_setup
 	rdma_add rxe rxe0 - veth0 && rdma_add rxe rxe1 - veth1 || return
@@ -117,17 +120,6 @@ bench_use() {
 	read -ra ep <<<"${BENCH_EP[$1]}"
 	SRV=${ep[0]} NSRV=${ep[1]} GSRV=${ep[2]} CLI=${ep[3]} NCLI=${ep[4]} GCLI=${ep[5]}
 	IP=${ep[6]} EXTRA=("${ep[@]:7}")
-}
-
-# median X...: the middle value (mean of the two middle ones for an even count)
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# value_range V...: the smallest and the largest of the values, on one line
-value_range() {
-	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }'
 }
 
 # check_repeat N: the benchmark stops unless N (BENCH_REPEAT) is a positive integer
