@@ -9,8 +9,8 @@
 # (kept_pct: share of the same driver's lossless rate at that size; gbps is the median of
 # BENCH_REPEAT runs, listed in a "#" line before it, gbps_min and gbps_max their range;
 # kept_lo and kept_hi a 90% bootstrap interval of kept_pct, stats.sh) and writes them as CSV
-# to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named
-# in a "#" line, never given made-up figures.
+# to $METAROCE_OUT/bench-loss.csv. A driver that cannot run here is named in a "#" line,
+# never given made-up figures.
 #
 # Every point runs through a netem qdisc, the lossless ones at 0%: what a point keeps is
 # what its loss costs, not what the qdisc costs on the emulated CPUs (setup.sh, impair).
@@ -23,10 +23,10 @@
 # drivers by luck; the median of five does much less often, and the range beside it shows
 # how far a figure can be trusted: a kept_pct whose loss and lossless ranges overlap widely
 # says little, and kept_lo..kept_hi says how little (the lossless point's own interval
-# shows what the spread alone makes of 100%). The host's speed also drifts over minutes, so every driver is set up once,
-# side by side, and each repeat visits every point, the drivers of one point back to back:
-# drift touches all drivers and loss rates alike instead of whichever one ran during a slow
-# spell.
+# shows what the spread alone makes of 100%). The host's speed also drifts over minutes, so
+# every driver is set up once, side by side, and each repeat visits every point, the drivers
+# of one point back to back: drift touches all drivers and loss rates alike instead of
+# whichever one ran during a slow spell.
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
 require_vm

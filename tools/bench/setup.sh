@@ -4,11 +4,11 @@
 # Sourced by the benchmarks in tools/bench/ (after selftests/metaroce/lib.sh): two endpoints
 # of one driver, and netem loss on the link between them.
 
-# Each setup_* fills the endpoints: server device/node/GID, client device/node/GID, server IP,
-# extra perftest flags, and the "node:interface" list that netem impairs.
-
 # shellcheck source=tools/bench/stats.sh
 . "$(dirname "${BASH_SOURCE[0]}")/stats.sh"
+
+# Each setup_* fills the endpoints: server device/node/GID, client device/node/GID, server IP,
+# extra perftest flags, and the "node:interface" list that netem impairs.
 setup_rxe() {
 	rootpair_setup
 	rdma_add rxe rxe0 - veth0 && rdma_add rxe rxe1 - veth1 || return

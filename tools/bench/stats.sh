@@ -25,15 +25,19 @@ value_range() {
 # shown to differ.
 kept_interval() {
 	awk -v base="$1" -v runs="$2" -v n="${BENCH_RESAMPLES:-2000}" '
-	function resampled_median(src, k,	i, j, t, x) {
-		for (i = 1; i <= k; i++)
-			x[i] = src[int(rand() * k) + 1]
+	# sort x[1..k] in place: k is small enough for a plain insertion sort
+	function isort(x, k,	i, j, t) {
 		for (i = 2; i <= k; i++) {
 			t = x[i]
 			for (j = i - 1; j >= 1 && x[j] > t; j--)
 				x[j + 1] = x[j]
 			x[j + 1] = t
 		}
+	}
+	function resampled_median(src, k,	i, x) {
+		for (i = 1; i <= k; i++)
+			x[i] = src[int(rand() * k) + 1]
+		isort(x, k)
 		return k % 2 ? x[(k + 1) / 2] : (x[k / 2] + x[k / 2 + 1]) / 2
 	}
 	BEGIN {
@@ -52,13 +56,7 @@ kept_interval() {
 			}
 			share[s] = 100 * resampled_median(r, nr) / m0
 		}
-		# sort the shares: n is small enough for a plain insertion sort
-		for (i = 2; i <= n; i++) {
-			t = share[i]
-			for (j = i - 1; j >= 1 && share[j] > t; j--)
-				share[j + 1] = share[j]
-			share[j + 1] = t
-		}
+		isort(share, n)
 		lo = int(0.05 * n) + 1
 		hi = int(0.95 * n)
 		if (hi < lo)
