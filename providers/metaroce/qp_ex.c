@@ -37,7 +37,8 @@
 				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 				 IBV_QP_EX_WITH_ATOMIC_WRITE | \
-				 IBV_QP_EX_WITH_BIND_MW)
+				 IBV_QP_EX_WITH_BIND_MW | \
+				 IBV_QP_EX_WITH_LOCAL_INV)
 /* UC: no READ, atomics or SEND_WITH_INV (IBTA). */
 #define METAROCE_QP_EX_UC_OPS	(IBV_QP_EX_WITH_SEND | \
 				 IBV_QP_EX_WITH_SEND_WITH_IMM | \
@@ -87,7 +88,8 @@ static void metaroce_wr_finish(struct metaroce_qp *qp)
 	    (wqe->num_sge != 1 || wqe_sge(wqe)->length != 8))
 		metaroce_wr_fail(qp, EINVAL);
 	/* Their data is in the WQE itself: no SGE may be added. */
-	if ((wqe->opcode == IBV_WR_ATOMIC_WRITE || wqe->opcode == IBV_WR_BIND_MW) &&
+	if ((wqe->opcode == IBV_WR_ATOMIC_WRITE || wqe->opcode == IBV_WR_BIND_MW ||
+	     wqe->opcode == IBV_WR_LOCAL_INV) &&
 	    (wqe->num_sge || wqe->inline_len))
 		metaroce_wr_fail(qp, EINVAL);
 }
@@ -257,18 +259,20 @@ static void metaroce_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	memcpy(&wqe->wr.atomic.swap, atomic_wr, 8);
 }
 
-/*
- * What MetaRoCE does not do through this API (LOCAL_INV, TSO, XRC):
- * creation refuses the flags, and these stand in for the builders so that
- * a stray call fails the batch instead of calling NULL.
- */
-
-static void metaroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t rkey)
+/* Invalidates a type 2 window's key on this QP, as ibv_post_send does. */
+static void metaroce_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	(void)rkey;
-	metaroce_wr_finish(ex_to_mqp(qpx));
-	metaroce_wr_fail(ex_to_mqp(qpx), EOPNOTSUPP);
+	struct metaroce_send_wqe *wqe = metaroce_wr_new(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->imm_inv = invalidate_rkey;
 }
+
+/*
+ * What MetaRoCE does not do through this API (TSO, XRC): creation refuses
+ * the flags, and these stand in for the builders so that a stray call fails
+ * the batch instead of calling NULL.
+ */
 
 static void metaroce_wr_send_tso(struct ibv_qp_ex *qpx, void *hdr,
 				 uint16_t hdr_sz, uint16_t mss)

@@ -3,18 +3,20 @@
  * Helper for provider_mw.sh: memory windows and atomic write between two
  * MetaRoCE devices. The server owns an MR with no remote rights of its own
  * (local write and MW bind only) and exposes parts of it through windows:
- * W1 (type 1, ibv_bind_mw on QP 0), W2 (type 2, ibv_wr_bind_mw on QP 1) and
- * W3 (type 2, ibv_post_send IBV_WR_BIND_MW on QP 2). The client reaches
- * them with ibv_post_send over four RC QP pairs, one per phase, because a
- * remote access error moves a QP pair to the error state:
+ * W1 (type 1, ibv_bind_mw on QP 0), W2 (type 2, ibv_wr_bind_mw on QP 1),
+ * W3 (type 2, ibv_post_send IBV_WR_BIND_MW on QP 2) and W4 (type 2,
+ * ibv_wr_bind_mw on QP 4). The client reaches them with ibv_post_send over
+ * five RC QP pairs, one per phase, because a remote access error moves a QP
+ * pair to the error state:
  *
  *   QP 0: WRITE and READ inside W1 succeed; a WRITE past its end fails.
  *   QP 1: WRITE and ATOMIC_WRITE inside W2 succeed (read back); a READ
  *         before its start fails.
  *   QP 3: a WRITE to W2, bound by QP 1, fails: type 2 windows answer only
  *         their QP.
- *   QP 2: a WRITE to W3 succeeds; the server invalidates W3 (LOCAL_INV);
- *         the same WRITE then fails.
+ *   QP 2: a WRITE to W3 succeeds; the server invalidates W3 (LOCAL_INV by
+ *         ibv_post_send); the same WRITE then fails.
+ *   QP 4: the same with W4, invalidated by ibv_wr_local_inv.
  *
  * The server checks the bytes that landed and that none landed outside the
  * windows, that dereg_mr refuses an MR with bound windows, that a type 3
@@ -40,7 +42,7 @@
 #include "provider_report.h"
 
 #define BUF_SIZE	(64 * 1024)
-#define NQP		4
+#define NQP		5
 #define TIMEOUT_S	20
 
 /* Windows in the server's buffer. */
@@ -50,6 +52,8 @@
 #define W2_LEN		4096
 #define W3_OFF		(24 * 1024)
 #define W3_LEN		4096
+#define W4_OFF		(32 * 1024)
+#define W4_LEN		4096
 
 /* The client's buffer. */
 #define C_W1		0
@@ -57,12 +61,13 @@
 #define C_W2		(32 * 1024)
 #define C_ATOMIC	(40 * 1024)
 #define C_W3		(48 * 1024)
+#define C_W4		(56 * 1024)
 
 struct peer {
 	uint32_t qpn[NQP];
 	union ibv_gid gid;
 	uint64_t addr;			/* the buffer */
-	uint32_t rkey[3];		/* W1, W2, W3 (server) */
+	uint32_t rkey[4];		/* W1 to W4 (server) */
 };
 
 struct side {
@@ -141,7 +146,7 @@ static void setup(struct side *s, const char *dev_name, int mr_access)
 		.qp_type = IBV_QPT_RC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW |
-			IBV_QP_EX_WITH_ATOMIC_WRITE,
+			IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_LOCAL_INV,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 1, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
@@ -168,7 +173,7 @@ static void setup(struct side *s, const char *dev_name, int mr_access)
 		s->qp[i] = ibv_create_qp_ex(s->ctx, &qa);
 		snprintf(why, sizeof(why), "QP %d: errno %d (%s)", i, errno, strerror(errno));
 		if (!s->qp[i])
-			die("ibv_create_qp_ex with BIND_MW and ATOMIC_WRITE");
+			die("ibv_create_qp_ex with BIND_MW, ATOMIC_WRITE and LOCAL_INV");
 	}
 	ibv_free_device_list(list);
 }
@@ -274,9 +279,27 @@ static int rdma(struct side *s, int q, enum ibv_wr_opcode op, uint64_t id,
 	return ret;
 }
 
+/* Binds type 2 window @mw as @info says, under @rkey, with ibv_wr_bind_mw on QP @q. */
+static int wr_bind(struct side *s, int q, struct ibv_mw *mw, uint32_t rkey,
+		   const struct ibv_mw_bind_info *info, uint64_t wr_id)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(s->qp[q]);
+	struct ibv_wc wc;
+	int ret;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = wr_id;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, mw, rkey, info);
+	ret = ibv_wr_complete(qpx);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	return ret == 0 && poll_one(s, &wc) == IBV_WC_SUCCESS && wc.wr_id == wr_id &&
+	       wc.opcode == IBV_WC_BIND_MW;
+}
+
 static void server(struct side *s, const char *dir)
 {
-	struct ibv_mw *mw[3] = {}, *bad_mw;
+	struct ibv_mw *mw[4] = {}, *bad_mw;
 	struct ibv_mw_bind bind = { .wr_id = 1, .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_send_wr wr = {}, *bad;
 	struct ibv_qp_ex *qpx;
@@ -295,12 +318,14 @@ static void server(struct side *s, const char *dir)
 	mw[0] = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1);
 	mw[1] = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
 	mw[2] = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
-	snprintf(why, sizeof(why), "%p %p %p errno %d (%s)", (void *)mw[0],
-		 (void *)mw[1], (void *)mw[2], errno, strerror(errno));
-	if (!mw[0] || !mw[1] || !mw[2])
-		die("server: ibv_alloc_mw of type 1, 2, 2");
+	mw[3] = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
+	snprintf(why, sizeof(why), "%p %p %p %p errno %d (%s)", (void *)mw[0],
+		 (void *)mw[1], (void *)mw[2], (void *)mw[3], errno, strerror(errno));
+	if (!mw[0] || !mw[1] || !mw[2] || !mw[3])
+		die("server: ibv_alloc_mw of type 1, 2, 2, 2");
 	check(mw[0]->rkey != s->mr->rkey && mw[1]->rkey != mw[0]->rkey &&
-	      mw[2]->rkey != mw[1]->rkey, "server: three windows, keys of their own");
+	      mw[2]->rkey != mw[1]->rkey && mw[3]->rkey != mw[2]->rkey,
+	      "server: four windows, keys of their own");
 
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = s->qp[i]->qp_num;
@@ -308,7 +333,7 @@ static void server(struct side *s, const char *dir)
 	me.addr = (uintptr_t)s->buf;
 	put_file(dir, "server", &me);
 	get_file(dir, "client", &p);
-	connect_all(s, &p, "server: 4 QPs connected");
+	connect_all(s, &p, "server: 5 QPs connected");
 
 	/* W1: type 1, ibv_bind_mw on QP 0; the verb gives the window a new key. */
 	bind.bind_info = (struct ibv_mw_bind_info){
@@ -324,18 +349,11 @@ static void server(struct side *s, const char *dir)
 	me.rkey[0] = mw[0]->rkey;
 
 	/* W2: type 2, ibv_wr_bind_mw on QP 1 with a key we choose. */
-	qpx = ibv_qp_to_qp_ex(s->qp[1]);
 	me.rkey[1] = ibv_inc_rkey(mw[1]->rkey);
 	bind.bind_info.addr = (uintptr_t)s->buf + W2_OFF;
 	bind.bind_info.length = W2_LEN;
-	ibv_wr_start(qpx);
-	qpx->wr_id = 2;
-	qpx->wr_flags = IBV_SEND_SIGNALED;
-	ibv_wr_bind_mw(qpx, mw[1], me.rkey[1], &bind.bind_info);
-	ret = ibv_wr_complete(qpx);
-	snprintf(why, sizeof(why), "ret %d", ret);
-	check(ret == 0 && poll_one(s, &wc) == IBV_WC_SUCCESS && wc.wr_id == 2 &&
-	      wc.opcode == IBV_WC_BIND_MW, "server: type 2 window bound with ibv_wr_bind_mw");
+	check(wr_bind(s, 1, mw[1], me.rkey[1], &bind.bind_info, 2),
+	      "server: type 2 window bound with ibv_wr_bind_mw");
 
 	/* W3: type 2, ibv_post_send IBV_WR_BIND_MW on QP 2. */
 	me.rkey[2] = ibv_inc_rkey(mw[2]->rkey);
@@ -352,10 +370,17 @@ static void server(struct side *s, const char *dir)
 	check(ret == 0 && poll_one(s, &wc) == IBV_WC_SUCCESS && wc.wr_id == 3 &&
 	      wc.opcode == IBV_WC_BIND_MW,
 	      "server: type 2 window bound with ibv_post_send IBV_WR_BIND_MW");
+
+	/* W4: type 2, ibv_wr_bind_mw on QP 4, to be invalidated by ibv_wr_local_inv. */
+	me.rkey[3] = ibv_inc_rkey(mw[3]->rkey);
+	bind.bind_info.addr = (uintptr_t)s->buf + W4_OFF;
+	bind.bind_info.length = W4_LEN;
+	check(wr_bind(s, 4, mw[3], me.rkey[3], &bind.bind_info, 5),
+	      "server: fourth window bound with ibv_wr_bind_mw");
 	put_file(dir, "server-bound", &me);
 
 	/* The client wrote W3 once; invalidate it, then it tries again. */
-	get_file(dir, "client-w3", NULL);
+	get_file(dir, "client-w2", NULL);
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 4;
 	wr.opcode = IBV_WR_LOCAL_INV;
@@ -365,26 +390,42 @@ static void server(struct side *s, const char *dir)
 	snprintf(why, sizeof(why), "ret %d", ret);
 	check(ret == 0 && poll_one(s, &wc) == IBV_WC_SUCCESS && wc.wr_id == 4 &&
 	      wc.opcode == IBV_WC_LOCAL_INV, "server: LOCAL_INV of the W3 key");
-	put_file(dir, "server-inv", NULL);
+	put_file(dir, "server-inv2", NULL);
+
+	/* The same for W4 through the ibv_wr_* API. */
+	get_file(dir, "client-w4", NULL);
+	qpx = ibv_qp_to_qp_ex(s->qp[4]);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 6;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(qpx, me.rkey[3]);
+	ret = ibv_wr_complete(qpx);
+	snprintf(why, sizeof(why), "ret %d", ret);
+	check(ret == 0 && poll_one(s, &wc) == IBV_WC_SUCCESS && wc.wr_id == 6 &&
+	      wc.opcode == IBV_WC_LOCAL_INV, "server: ibv_wr_local_inv of the W4 key");
+	put_file(dir, "server-inv4", NULL);
 
 	get_file(dir, "client-done", NULL);
 	/* W2: the client's pattern with the atomic write's 8 bytes at 8. */
 	pattern(w2, W2_LEN, 0x52);
 	memcpy(w2 + 8, "atomic!", 8);
 	memcpy(&word, s->buf + W2_OFF + 8, 8);
-	snprintf(why, sizeof(why), "W1 %d, W2 %d, atomic word %#" PRIx64 ", W3 %d",
+	snprintf(why, sizeof(why), "W1 %d, W2 %d, atomic word %#" PRIx64 ", W3 %d, W4 %d",
 		 pattern_ok(s->buf + W1_OFF, W1_LEN, 0x51),
 		 !memcmp(s->buf + W2_OFF, w2, W2_LEN), word,
-		 pattern_ok(s->buf + W3_OFF, W3_LEN, 0x53));
+		 pattern_ok(s->buf + W3_OFF, W3_LEN, 0x53),
+		 pattern_ok(s->buf + W4_OFF, W4_LEN, 0x54));
 	check(pattern_ok(s->buf + W1_OFF, W1_LEN, 0x51) &&
 	      memcmp(s->buf + W2_OFF, w2, W2_LEN) == 0 &&
-	      pattern_ok(s->buf + W3_OFF, W3_LEN, 0x53),
+	      pattern_ok(s->buf + W3_OFF, W3_LEN, 0x53) &&
+	      pattern_ok(s->buf + W4_OFF, W4_LEN, 0x54),
 	      "server: the data and the atomic write landed in the windows");
 	snprintf(why, sizeof(why), "memory outside the windows was written");
 	check(zero_ok(s->buf, W1_OFF) &&
 	      zero_ok(s->buf + W1_OFF + W1_LEN, W2_OFF - W1_OFF - W1_LEN) &&
 	      zero_ok(s->buf + W2_OFF + W2_LEN, W3_OFF - W2_OFF - W2_LEN) &&
-	      zero_ok(s->buf + W3_OFF + W3_LEN, BUF_SIZE - W3_OFF - W3_LEN),
+	      zero_ok(s->buf + W3_OFF + W3_LEN, W4_OFF - W3_OFF - W3_LEN) &&
+	      zero_ok(s->buf + W4_OFF + W4_LEN, BUF_SIZE - W4_OFF - W4_LEN),
 	      "server: nothing landed outside them");
 
 	ret = ibv_dereg_mr(s->mr);
@@ -392,16 +433,43 @@ static void server(struct side *s, const char *dir)
 	check(ret == EBUSY, "server: dereg_mr refuses an MR with bound windows (EBUSY)");
 
 	ret = 0;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 		ret = ret ? ret : ibv_dealloc_mw(mw[i]);
 	snprintf(why, sizeof(why), "ret %d", ret);
-	check(ret == 0, "server: three windows deallocated");
+	check(ret == 0, "server: four windows deallocated");
+}
+
+/*
+ * A WRITE of @len bytes through window @nth on QP @q lands; the client then writes
+ * "client-w<q>", waits for the server's "server-inv<q>" (it has invalidated the
+ * key with @how), and the same WRITE must end in a remote access error.
+ */
+static void write_around_inv(struct side *s, const char *dir, int q, size_t off,
+			     uint32_t len, uint64_t raddr, uint32_t rkey, uint8_t seed,
+			     const char *nth, const char *how)
+{
+	char name[128];
+	int st;
+
+	pattern(s->buf + off, len, seed);
+	st = rdma(s, q, IBV_WR_RDMA_WRITE, 10 * q, off, len, raddr, rkey);
+	snprintf(name, sizeof(name), "client: WRITE through the %s window", nth);
+	check(st == IBV_WC_SUCCESS, name);
+	snprintf(name, sizeof(name), "client-w%d", q);
+	put_file(dir, name, NULL);
+	snprintf(name, sizeof(name), "server-inv%d", q);
+	get_file(dir, name, NULL);
+	pattern(s->buf + off, len, seed ^ 0xff);	/* must not land */
+	st = rdma(s, q, IBV_WR_RDMA_WRITE, 10 * q + 1, off, len, raddr, rkey);
+	snprintf(name, sizeof(name), "client: the same WRITE after %s: remote access error",
+		 how);
+	check(st == IBV_WC_REM_ACCESS_ERR, name);
 }
 
 static void client(struct side *s, const char *dir)
 {
 	struct peer me = {}, p;
-	uint64_t w1, w2, w3;
+	uint64_t w1, w2, w3, w4;
 	int i, st;
 
 	for (i = 0; i < NQP; i++)
@@ -410,11 +478,12 @@ static void client(struct side *s, const char *dir)
 	me.addr = (uintptr_t)s->buf;
 	get_file(dir, "server", &p);
 	put_file(dir, "client", &me);
-	connect_all(s, &p, "client: 4 QPs connected");
+	connect_all(s, &p, "client: 5 QPs connected");
 	get_file(dir, "server-bound", &p);
 	w1 = p.addr + W1_OFF;
 	w2 = p.addr + W2_OFF;
 	w3 = p.addr + W3_OFF;
+	w4 = p.addr + W4_OFF;
 
 	/* QP 0, W1 (type 1). */
 	pattern(s->buf + C_W1, W1_LEN, 0x51);
@@ -448,16 +517,10 @@ static void client(struct side *s, const char *dir)
 	check(st == IBV_WC_REM_ACCESS_ERR,
 	      "client: a type 2 window from another QP: remote access error");
 
-	/* QP 2, W3: before and after the server's LOCAL_INV. */
-	pattern(s->buf + C_W3, W3_LEN, 0x53);
-	st = rdma(s, 2, IBV_WR_RDMA_WRITE, 40, C_W3, W3_LEN, w3, p.rkey[2]);
-	check(st == IBV_WC_SUCCESS, "client: WRITE through the third window");
-	put_file(dir, "client-w3", NULL);
-	get_file(dir, "server-inv", NULL);
-	pattern(s->buf + C_W3, W3_LEN, 0x77);	/* must not land */
-	st = rdma(s, 2, IBV_WR_RDMA_WRITE, 41, C_W3, W3_LEN, w3, p.rkey[2]);
-	check(st == IBV_WC_REM_ACCESS_ERR,
-	      "client: the same WRITE after LOCAL_INV: remote access error");
+	/* QP 2, W3 and QP 4, W4: before and after the server invalidates them. */
+	write_around_inv(s, dir, 2, C_W3, W3_LEN, w3, p.rkey[2], 0x53, "third", "LOCAL_INV");
+	write_around_inv(s, dir, 4, C_W4, W4_LEN, w4, p.rkey[3], 0x54, "fourth",
+			 "ibv_wr_local_inv");
 	put_file(dir, "client-done", NULL);
 }
 

@@ -4,13 +4,13 @@
 # VM selftest: memory windows and atomic write through libmetaroce between two nodes. A
 # MetaRoCE device on each end of a veth pair (namespaces a and b); the helper provider_mw.c
 # (built here with cc) runs as server in a and client in b. The server's MR grants no
-# remote right; it binds a type 1 window (ibv_bind_mw) and two type 2 windows
-# (ibv_wr_bind_mw, ibv_post_send IBV_WR_BIND_MW). The client's WRITE, READ and
+# remote right; it binds a type 1 window (ibv_bind_mw) and three type 2 windows
+# (ibv_wr_bind_mw twice, ibv_post_send IBV_WR_BIND_MW). The client's WRITE, READ and
 # ATOMIC_WRITE inside the windows succeed (data read back and checked by the server), and
 # fail with a remote access error across a window's end, before its start, from a QP that
-# did not bind the type 2 window, and after LOCAL_INV. The server checks that nothing
-# landed outside the windows, that dereg_mr refuses an MR with bound windows (EBUSY) and
-# that a type 3 window is refused (EINVAL).
+# did not bind the type 2 window, and after LOCAL_INV (ibv_post_send, ibv_wr_local_inv).
+# The server checks that nothing landed outside the windows, that dereg_mr refuses an MR
+# with bound windows (EBUSY) and that a type 3 window is refused (EINVAL).
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/provider_mw.sh
@@ -24,8 +24,8 @@ use_build_provider
 
 WORK=$(mktemp -d)
 HELPER=$WORK/provider_mw
-SERVER_CHECKS=11
-CLIENT_CHECKS=11
+SERVER_CHECKS=13
+CLIENT_CHECKS=13
 GA='' GB=''
 trap 'cleanup; rm -rf "$WORK"' EXIT
 
