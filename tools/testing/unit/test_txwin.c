@@ -195,6 +195,9 @@ static void test_dup_and_old_acks(void **state)
  * drops every drop_every-th packet (the first transmission only). Returns the number of
  * ACKs that reported a hole, i.e. how much reordering the receiver saw.
  */
+/* spray()'s sender tells mr_txwin_detect() it is stalled (it sends in rounds). */
+static bool spray_stalled;
+
 static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 {
 	static const u64 delay[4] = { 10 * US, 13 * US, 16 * US, 19 * US };
@@ -265,7 +268,7 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 
 				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false);
 			}
-			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), log_lost, lost);
+			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), spray_stalled, log_lost, lost);
 		}
 		/* nothing left to deliver: let the timers act */
 		if (!n) {
@@ -278,7 +281,7 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 			now = d > now ? d : now;
 			switch (mr_txwin_timer(w, now, pto, rto, log_lost, lost, &psn)) {
 			case MR_TMR_REORDER:
-				mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), log_lost, lost);
+				mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), spray_stalled, log_lost, lost);
 				break;
 			case MR_TMR_TLP:
 				mr_txwin_retransmit(w, now, psn, mr_paths_pick_retx(&ps, now, 0));
@@ -326,6 +329,28 @@ static void test_spraying_with_loss_finds_exactly_the_losses(void **state)
 	assert_int_equal(w.stat_rto, 0);
 }
 
+/* The stalled sender's shorter distance, on FIFO paths: no more verdicts, only sooner. */
+static void test_spraying_stalled_sender(void **state)
+{
+	static struct mr_txwin w;
+	struct lost_log lost = { 0 };
+	u32 i;
+
+	(void)state;
+	spray_stalled = true;
+	spray(0, &lost, &w);
+	assert_int_equal(lost.n, 0);
+	assert_int_equal(w.stat_retx, 0);
+	memset(&lost, 0, sizeof(lost));
+	spray(97, &lost, &w);
+	spray_stalled = false;
+	assert_int_equal(lost.n, 2000 / 97);
+	for (i = 0; i < lost.n; i++)
+		assert_int_equal((lost.psn[i] - 7 + 1) % 97, 0);
+	assert_int_equal(w.stat_spurious, 0);
+	assert_int_equal(w.stat_rto, 0);
+}
+
 static void test_same_path_distance(void **state)
 {
 	struct mr_txwin w;
@@ -345,17 +370,81 @@ static void test_same_path_distance(void **state)
 	/* Two later packets of path 0 delivered: not yet loss (huge reorder window). */
 	ack_list(0, psns, 2, &a);
 	assert_int_equal(mr_txwin_ack(&w, 50, &a, NULL, NULL, &r), 0);
-	assert_int_equal(mr_txwin_detect(&w, 50, 1000 * US, log_lost, &lost), 0);
+	assert_int_equal(mr_txwin_detect(&w, 50, 1000 * US, false, log_lost, &lost), 0);
 	/* The third one: loss, by distance alone, long before any timer. */
 	ack_list(0, psns, 3, &a);
 	assert_int_equal(mr_txwin_ack(&w, 51, &a, NULL, NULL, &r), 0);
-	assert_int_equal(mr_txwin_detect(&w, 51, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(mr_txwin_detect(&w, 51, 1000 * US, false, log_lost, &lost), 1);
 	assert_int_equal(lost.psn[0], 0);
 	assert_int_equal(mr_txwin_pkt(&w, 0)->state, MR_TXP_LOST);
 	/* psn 4 on the other path is not a suspect by distance */
 	assert_int_equal(mr_txwin_pkt(&w, 4)->state, MR_TXP_INFLIGHT);
 	assert_int_equal(w.nlost, 1);
 	assert_int_equal(w.in_flight, 1);
+}
+
+/*
+ * A stalled sender: lost once the newest packet of its path is acknowledged (up to the
+ * default distance), whatever the adapted distance; a wrong verdict adapts nothing.
+ */
+static void test_stalled_sender_distance(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 one[] = { 1 }, later[] = { 1, 4 }, far[] = { 1, 4, 6, 7, 8 };
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 0, 0, 0, 100);	/* psn 0, path 0 */
+	mr_txwin_send(&w, 1, 0, 0, 0, 100);	/* psn 1, path 0 */
+	mr_txwin_send(&w, 2, 1, 0, 0, 100);	/* psn 2, path 1: the newest there */
+	mr_txwin_send(&w, 3, 2, 0, 0, 100);	/* psn 3, path 2 */
+	mr_txwin_send(&w, 4, 2, 0, 0, 100);	/* psn 4, path 2 */
+	mr_txwin_send(&w, 5, 2, 0, 0, 100);	/* psn 5, path 2 */
+
+	ack_list(0, one, 1, &a);
+	assert_int_equal(mr_txwin_ack(&w, 50, &a, NULL, NULL, &r), 0);
+	/* one later packet of path 0 delivered: not loss for a sender with more to send */
+	assert_int_equal(mr_txwin_detect(&w, 50, 1000 * US, false, log_lost, &lost), 0);
+	/* for a stalled one it is: the newest of its path arrived */
+	assert_int_equal(mr_txwin_detect(&w, 50, 1000 * US, true, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[0], 0);
+	assert_true(mr_txwin_pkt(&w, 0)->lost_stalled);
+	/* nothing was sent after psn 2 on its path: the time rule's, or the probe's */
+	assert_int_equal(mr_txwin_pkt(&w, 2)->state, MR_TXP_INFLIGHT);
+
+	/* psn 3 has two later packets on path 2: the first of them is not enough */
+	ack_list(0, later, 2, &a);
+	assert_int_equal(mr_txwin_ack(&w, 51, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, 51, 1000 * US, true, log_lost, &lost), 0);
+	assert_int_equal(mr_txwin_pkt(&w, 3)->state, MR_TXP_INFLIGHT);
+
+	/* the original of psn 0 arrives after all: counted, but no more tolerance */
+	mr_txwin_retransmit(&w, 52, 0, 3);
+	ack_list(2, later + 1, 1, &a);
+	a.echo_psn = 0;
+	assert_int_equal(mr_txwin_ack(&w, 53, &a, NULL, NULL, &r), 0);
+	assert_int_equal(w.stat_spurious, 1);
+	assert_int_equal(w.reo_dup, MR_REO_PATH_DUP);
+	assert_int_equal(w.reo_mult, 1);
+
+	/*
+	 * A fabric that did reorder (distance raised to 12): a stalled sender still uses 3.
+	 * psn 6..8 go on path 2 after psns 3..5; psns 6, 7, 8 delivered put psn 5 three behind.
+	 */
+	w.reo_dup = 4 * MR_REO_PATH_DUP;
+	mr_txwin_send(&w, 60, 2, 0, 0, 100);
+	mr_txwin_send(&w, 61, 2, 0, 0, 100);
+	mr_txwin_send(&w, 62, 2, 0, 0, 100);
+	ack_list(2, far + 1, 4, &a);
+	assert_int_equal(mr_txwin_ack(&w, 70, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, 70, 1000 * US, false, log_lost, &lost), 0);
+	assert_int_equal(mr_txwin_detect(&w, 70, 1000 * US, true, log_lost, &lost), 2);
+	assert_int_equal(mr_txwin_pkt(&w, 3)->state, MR_TXP_LOST);
+	assert_int_equal(mr_txwin_pkt(&w, 5)->state, MR_TXP_LOST);
+	assert_int_equal(mr_txwin_pkt(&w, 2)->state, MR_TXP_INFLIGHT);
 }
 
 static void test_time_rule_and_reorder_deadline(void **state)
@@ -380,14 +469,14 @@ static void test_time_rule_and_reorder_deadline(void **state)
 	assert_int_equal(r.echo_rtt_ns, 20 * US);
 
 	/* psn 0 sent before psn 1: a suspect, lost at 0 + 20 + 5 us */
-	assert_int_equal(mr_txwin_detect(&w, 21 * US, 5 * US, log_lost, &lost), 0);
+	assert_int_equal(mr_txwin_detect(&w, 21 * US, 5 * US, false, log_lost, &lost), 0);
 	deadline = 25 * US;
 	assert_int_equal(w.reo_deadline_ns, deadline);
 	assert_int_equal(mr_txwin_deadline(&w, 1000 * US, 1000 * US), deadline);
 	/* psn 2 was sent after psn 1: not a suspect, however long it takes */
 	assert_int_equal(fire(&w, deadline - 1, 1000 * US, 1000 * US, &lost, psns), MR_TMR_NONE);
 	assert_int_equal(fire(&w, deadline, 1000 * US, 1000 * US, &lost, psns), MR_TMR_REORDER);
-	assert_int_equal(mr_txwin_detect(&w, deadline, 5 * US, log_lost, &lost), 1);
+	assert_int_equal(mr_txwin_detect(&w, deadline, 5 * US, false, log_lost, &lost), 1);
 	assert_int_equal(lost.psn[0], 0);
 	assert_int_equal(mr_txwin_pkt(&w, 2)->state, MR_TXP_INFLIGHT);
 	assert_int_equal(w.reo_deadline_ns, 0);
@@ -410,7 +499,7 @@ static void test_retransmit_selection(void **state)
 	ack_list(0, psns, 4, &a);
 	assert_int_equal(mr_txwin_ack(&w, 100, &a, NULL, NULL, &r), 0);
 	assert_int_equal(w.una, 0);
-	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, log_lost, &lost), 3);
+	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, false, log_lost, &lost), 3);
 
 	/* lowest first, each once */
 	assert_true(mr_txwin_next_lost(&w, &psn));
@@ -449,7 +538,7 @@ static void test_lost_retransmission_detected_again(void **state)
 		mr_txwin_send(&w, i, 0, 0, 0, 100);
 	ack_list(0, psns, 3, &a);
 	mr_txwin_ack(&w, 100, &a, NULL, NULL, &r);
-	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(mr_txwin_detect(&w, 100, 1000 * US, false, log_lost, &lost), 1);
 	/* retransmit psn 0 on path 1, then send three more on path 1, all acked */
 	mr_txwin_retransmit(&w, 200, 0, 1);
 	for (i = 0; i < 3; i++)
@@ -460,7 +549,7 @@ static void test_lost_retransmission_detected_again(void **state)
 	ack_list(0, psns, 3, &a);
 	mr_txwin_ack(&w, 300, &a, NULL, NULL, &r);
 	/* the retransmission of 0 is lost again; 4..7 on path 0 are time suspects only */
-	assert_int_equal(mr_txwin_detect(&w, 300, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(mr_txwin_detect(&w, 300, 1000 * US, false, log_lost, &lost), 1);
 	assert_int_equal(lost.psn[1], 0);
 	assert_int_equal(mr_txwin_pkt(&w, 0)->nretx, 1);
 }
@@ -526,7 +615,7 @@ static void test_reordering_tolerance_adapts(void **state)
 		mr_txwin_send(&w, i, 0, 0, 0, 100);
 	ack_list(0, psns, 3, &a);
 	mr_txwin_ack(&w, 10, &a, NULL, NULL, &r);
-	assert_int_equal(mr_txwin_detect(&w, 10, 1000 * US, log_lost, &lost), 1);
+	assert_int_equal(mr_txwin_detect(&w, 10, 1000 * US, false, log_lost, &lost), 1);
 	mr_txwin_retransmit(&w, 11, 0, 1);
 	/* the original of 0 arrives after all (echo without RETX): it was reordering */
 	ack_list(1, psns, 4, &a);
@@ -544,14 +633,14 @@ static void test_reordering_tolerance_adapts(void **state)
 
 		ack_list(5, sk, 3, &a);
 		mr_txwin_ack(&w, 30, &a, NULL, NULL, &r);
-		assert_int_equal(mr_txwin_detect(&w, 30, 1000 * US, log_lost, &lost), 0);
+		assert_int_equal(mr_txwin_detect(&w, 30, 1000 * US, false, log_lost, &lost), 0);
 	}
 	{
 		u32 sk[] = { 7, 8, 9, 10, 11, 12 };
 
 		ack_list(5, sk, 6, &a);
 		mr_txwin_ack(&w, 31, &a, NULL, NULL, &r);
-		assert_int_equal(mr_txwin_detect(&w, 31, 1000 * US, log_lost, &lost), 1);
+		assert_int_equal(mr_txwin_detect(&w, 31, 1000 * US, false, log_lost, &lost), 1);
 	}
 
 	/* a long calm relaxes the tolerance back towards the defaults */
@@ -762,7 +851,7 @@ static void test_late_ack_after_rto(void **state)
 		assert_int_equal(mr_txwin_ack(&w, rto + 400 * US, &a, NULL, NULL, &r), 0);
 	}
 	lost.n = 0;
-	assert_int_equal(mr_txwin_detect(&w, rto + 400 * US, 0, log_lost, &lost), 2);
+	assert_int_equal(mr_txwin_detect(&w, rto + 400 * US, 0, false, log_lost, &lost), 2);
 	assert_int_equal(lost.psn[0], 1);
 	assert_int_equal(lost.psn[1], 2);
 
@@ -827,7 +916,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_dup_and_old_acks),
 	cmocka_unit_test(test_spraying_without_loss_is_not_loss),
 	cmocka_unit_test(test_spraying_with_loss_finds_exactly_the_losses),
+	cmocka_unit_test(test_spraying_stalled_sender),
 	cmocka_unit_test(test_same_path_distance),
+	cmocka_unit_test(test_stalled_sender_distance),
 	cmocka_unit_test(test_time_rule_and_reorder_deadline),
 	cmocka_unit_test(test_retransmit_selection),
 	cmocka_unit_test(test_lost_retransmission_detected_again),

@@ -594,6 +594,12 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 	const struct mr_path *path = &c->paths.p[p->path % MR_MAX_PATHS];
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
+	/*
+	 * A stalled sender's early verdict may be reordering: no evidence against the path
+	 * or of congestion. A path that loses keeps losing when the sender is not stalled.
+	 */
+	if (p->lost_stalled)
+		return;
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
 	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
@@ -626,7 +632,8 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 		mr_cc_undo_rto(&c->cc);
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
-	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
+	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), !mr_conn_has_new(c),
+			mr_conn_lost, &ev);
 	if (c->cfg.uc)
 		mr_txwin_forget_lost(&c->tx);
 	if (res.una_advanced)
@@ -1224,7 +1231,8 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 	switch (mr_txwin_timer(&c->tx, now, mr_conn_pto(c), mr_conn_rto(c), mr_conn_lost_rto,
 			       &ev, &psn)) {
 	case MR_TMR_REORDER:
-		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_lost, &ev);
+		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), !mr_conn_has_new(c),
+				mr_conn_lost, &ev);
 		break;
 	case MR_TMR_TLP:
 		/* UC resends nothing: the RTO or later ACKs end what the tail lost. */

@@ -206,7 +206,10 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 		w->rto_calm = 0;
 		w->rto_shift--;
 	}
-	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
+	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX) && p->lost_stalled) {
+		/* A stalled sender's early verdict: its price, not a reason to wait longer. */
+		w->stat_spurious++;
+	} else if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
 		/* This fabric reorders more than we allowed for: allow more. */
 		w->stat_spurious++;
 		w->reo_dup = min_t(u32, w->reo_dup * 2, MR_REO_PATH_DUP_MAX);
@@ -297,10 +300,11 @@ int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 }
 
 static void mr_txwin_declare_lost(struct mr_txwin *w, u32 psn, struct mr_txpkt *p,
-				  u8 cause, mr_txpkt_fn lost, void *arg)
+				  u8 cause, bool stalled, mr_txpkt_fn lost, void *arg)
 {
 	p->state = MR_TXP_LOST;
 	p->lost_cause = cause;
+	p->lost_stalled = stalled;
 	w->in_flight--;
 	w->nlost++;
 	if (lost)
@@ -313,11 +317,26 @@ bool mr_txwin_mark_lost(struct mr_txwin *w, u32 psn)
 
 	if (!mr_txwin_holds(w, psn) || p->state != MR_TXP_INFLIGHT)
 		return false;
-	mr_txwin_declare_lost(w, psn, p, MR_LOSS_NAK, NULL, NULL);
+	mr_txwin_declare_lost(w, psn, p, MR_LOSS_NAK, false, NULL, NULL);
 	return true;
 }
 
-u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg)
+/*
+ * A stalled sender (nothing new goes out until holes are repaired) sends no more packets
+ * on a path to reach the adapted distance, and waiting for the reorder window holds up
+ * everything behind the hole, while a wrong verdict costs one packet. So a packet is lost
+ * once the packet min(n, MR_REO_PATH_DUP) places after it on its path is acknowledged, n
+ * being how many went there after it (spec, "A stalled sender").
+ */
+static bool mr_txwin_lost_stalled(const struct mr_txwin *w, const struct mr_txpkt *p, u32 hi)
+{
+	u32 dist = min_t(u32, w->path_seq[p->path] - p->path_seq - 1, MR_REO_PATH_DUP);
+
+	return dist && !mr_seq_before(hi, p->path_seq + dist + 1);
+}
+
+u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
+		    mr_txpkt_fn lost, void *arg)
 {
 	u32 i, n = w->nxt - w->una, nlost = 0;
 
@@ -333,7 +352,12 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 
 		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
 		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
-			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, lost, arg);
+			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
+			nlost++;
+			continue;
+		}
+		if (stalled && hi && mr_txwin_lost_stalled(w, p, hi)) {
+			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, true, lost, arg);
 			nlost++;
 			continue;
 		}
@@ -346,7 +370,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn los
 			continue;
 		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
 		if (now >= deadline) {
-			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, lost, arg);
+			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
 			nlost++;
 		} else if (!w->reo_deadline_ns || deadline < w->reo_deadline_ns) {
 			w->reo_deadline_ns = deadline;
@@ -448,7 +472,7 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 			struct mr_txpkt *p = mr_slot(w, psn);
 
 			if (p->state == MR_TXP_INFLIGHT)
-				mr_txwin_declare_lost(w, psn, p, MR_LOSS_RTO, lost, arg);
+				mr_txwin_declare_lost(w, psn, p, MR_LOSS_RTO, false, lost, arg);
 		}
 		if (w->backoff < 16)
 			w->backoff++;

@@ -41,6 +41,7 @@ struct mr_txpkt {
 	u8	state;		/* enum mr_txp_state */
 	u8	nretx;
 	u8	lost_cause;	/* enum mr_loss_cause of the last loss (once nretx or LOST) */
+	bool	lost_stalled;	/* that loss was a stalled sender's verdict (mr_txwin_detect) */
 };
 
 struct mr_txwin {
@@ -148,8 +149,13 @@ bool mr_txwin_next_lost(const struct mr_txwin *w, u32 *psn);
 int mr_txwin_ack(struct mr_txwin *w, u64 now, const struct mr_pkt_ack *ack,
 		 mr_txpkt_fn acked, void *arg, struct mr_txack_res *res);
 
-/* Declare lost what the rules say is lost; re-arms the reorder deadline. */
-u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, mr_txpkt_fn lost, void *arg);
+/*
+ * Declare lost what the rules say is lost; re-arms the reorder deadline. stalled: the
+ * caller will send no new packet until holes are repaired (nothing posted is left unsent,
+ * or the window is full), which shortens the same-path distance.
+ */
+u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
+		    mr_txpkt_fn lost, void *arg);
 
 /* pto_ns of a window that must not probe (no RTT sample yet): the RTO covers it. */
 #define MR_PTO_NONE	(U64_MAX / 4)
