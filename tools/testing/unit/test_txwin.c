@@ -192,13 +192,11 @@ static void test_dup_and_old_acks(void **state)
 /*
  * Spray 2000 packets over 4 paths whose one-way delays differ by up to 9 us. Deliver in
  * arrival order, ACK each arrival, run loss detection after every ACK. drop_every > 0
- * drops every drop_every-th packet (the first transmission only). Returns the number of
- * ACKs that reported a hole, i.e. how much reordering the receiver saw.
+ * drops every drop_every-th packet (the first transmission only). stalled: what the
+ * sender tells mr_txwin_detect() (it sends in rounds, so either is true to it). Returns
+ * the number of ACKs that reported a hole, i.e. how much reordering the receiver saw.
  */
-/* spray()'s sender tells mr_txwin_detect() it is stalled (it sends in rounds). */
-static bool spray_stalled;
-
-static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
+static u32 spray(u32 drop_every, bool stalled, struct lost_log *lost, struct mr_txwin *w)
 {
 	static const u64 delay[4] = { 10 * US, 13 * US, 16 * US, 19 * US };
 	static u64 arrive[4000];
@@ -268,7 +266,7 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 
 				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false);
 			}
-			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), spray_stalled, log_lost, lost);
+			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), stalled, log_lost, lost);
 		}
 		/* nothing left to deliver: let the timers act */
 		if (!n) {
@@ -281,7 +279,7 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 			now = d > now ? d : now;
 			switch (mr_txwin_timer(w, now, pto, rto, log_lost, lost, &psn)) {
 			case MR_TMR_REORDER:
-				mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), spray_stalled, log_lost, lost);
+				mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), stalled, log_lost, lost);
 				break;
 			case MR_TMR_TLP:
 				mr_txwin_retransmit(w, now, psn, mr_paths_pick_retx(&ps, now, 0));
@@ -301,27 +299,25 @@ static u32 spray(u32 drop_every, struct lost_log *lost, struct mr_txwin *w)
 }
 
 /* A first-hole rule would retransmit constantly here; MetaRoCE must not at all. */
-static void test_spraying_without_loss_is_not_loss(void **state)
+static void spray_clean(bool stalled)
 {
 	static struct mr_txwin w;
 	struct lost_log lost = { 0 };
 
-	(void)state;
-	assert_true(spray(0, &lost, &w) > 1000);
+	assert_true(spray(0, stalled, &lost, &w) > 1000);
 	assert_int_equal(lost.n, 0);
 	assert_int_equal(w.stat_retx, 0);
 	assert_int_equal(w.stat_rto, 0);
 }
 
 /* Real losses under the same spraying are all found, and nothing else is. */
-static void test_spraying_with_loss_finds_exactly_the_losses(void **state)
+static void spray_lossy(bool stalled)
 {
 	static struct mr_txwin w;
 	struct lost_log lost = { 0 };
 	u32 i;
 
-	(void)state;
-	spray(97, &lost, &w);	/* 20 drops */
+	spray(97, stalled, &lost, &w);	/* 20 drops */
 	assert_int_equal(lost.n, 2000 / 97);
 	for (i = 0; i < lost.n; i++)
 		assert_int_equal((lost.psn[i] - 7 + 1) % 97, 0);
@@ -329,26 +325,24 @@ static void test_spraying_with_loss_finds_exactly_the_losses(void **state)
 	assert_int_equal(w.stat_rto, 0);
 }
 
+static void test_spraying_without_loss_is_not_loss(void **state)
+{
+	(void)state;
+	spray_clean(false);
+}
+
+static void test_spraying_with_loss_finds_exactly_the_losses(void **state)
+{
+	(void)state;
+	spray_lossy(false);
+}
+
 /* The stalled sender's shorter distance, on FIFO paths: no more verdicts, only sooner. */
 static void test_spraying_stalled_sender(void **state)
 {
-	static struct mr_txwin w;
-	struct lost_log lost = { 0 };
-	u32 i;
-
 	(void)state;
-	spray_stalled = true;
-	spray(0, &lost, &w);
-	assert_int_equal(lost.n, 0);
-	assert_int_equal(w.stat_retx, 0);
-	memset(&lost, 0, sizeof(lost));
-	spray(97, &lost, &w);
-	spray_stalled = false;
-	assert_int_equal(lost.n, 2000 / 97);
-	for (i = 0; i < lost.n; i++)
-		assert_int_equal((lost.psn[i] - 7 + 1) % 97, 0);
-	assert_int_equal(w.stat_spurious, 0);
-	assert_int_equal(w.stat_rto, 0);
+	spray_clean(true);
+	spray_lossy(true);
 }
 
 static void test_same_path_distance(void **state)

@@ -206,15 +206,17 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 		w->rto_calm = 0;
 		w->rto_shift--;
 	}
-	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX) && p->lost_stalled) {
-		/* A stalled sender's early verdict: its price, not a reason to wait longer. */
+	if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
 		w->stat_spurious++;
-	} else if (echoed && p->nretx && !(ack->echo_flags & MR_ECHO_RETX)) {
-		/* This fabric reorders more than we allowed for: allow more. */
-		w->stat_spurious++;
-		w->reo_dup = min_t(u32, w->reo_dup * 2, MR_REO_PATH_DUP_MAX);
-		w->reo_mult = min_t(u32, w->reo_mult + 1, MR_REO_MULT_MAX);
-		w->reo_calm = 0;
+		/*
+		 * This fabric reorders more than we allowed for: allow more. Not for a
+		 * stalled sender's early verdict: that is its price, not a reason to wait.
+		 */
+		if (!p->lost_stalled) {
+			w->reo_dup = min_t(u32, w->reo_dup * 2, MR_REO_PATH_DUP_MAX);
+			w->reo_mult = min_t(u32, w->reo_mult + 1, MR_REO_MULT_MAX);
+			w->reo_calm = 0;
+		}
 	} else if (++w->reo_calm >= MR_REO_CALM_PKTS) {
 		w->reo_calm = 0;
 		w->reo_dup = max_t(u32, w->reo_dup / 2, MR_REO_PATH_DUP);
