@@ -150,7 +150,7 @@ static void test_random_loss_does_not_cut(void **state)
 		if (i % 10 == 9) {
 			/* the packet sent one RTT ago did not arrive; its path: jitter, no queue */
 			assert_false(mr_cc_on_loss(&cc, now, SRTT, now - SRTT,
-						   PATH(SRTT + 2 * US, SRTT, 0), 0));
+						   PATH(SRTT + 2 * US, SRTT, 0), 0, 0));
 			lost++;
 			continue;
 		}
@@ -179,19 +179,19 @@ static void test_loss_with_ce_cuts(void **state)
 	assert_int_equal(pkts(&cc), 64);
 	w = cc.cwnd;
 	/* a loss from the same window within the RTT: the same event, no second cut */
-	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, PATH(SRTT, SRTT, 0), 0));
+	assert_true(mr_cc_on_loss(&cc, t + SRTT / 2, SRTT, t - SRTT / 2, PATH(SRTT, SRTT, 0), 0, 0));
 	assert_int_equal(cc.cwnd, w);
 	/* a packet sent before the mark, found lost an RTT later: congestive, 1/8 off */
-	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, PATH(SRTT, SRTT, 0), 0));
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT / 4, PATH(SRTT, SRTT, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 56);
 	w = cc.cwnd;
 	/* a packet sent after the last mark: random, no cut however late */
-	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, PATH(SRTT, SRTT, 0), 0));
+	assert_false(mr_cc_on_loss(&cc, t + 5 * SRTT, SRTT, t + 1, PATH(SRTT, SRTT, 0), 0, 0));
 	assert_int_equal(cc.cwnd, w);
 	/* a mark reported at the very time the packet was sent still counts */
 	mr_cc_on_ack(&cc, t + 6 * SRTT, SRTT, 12, 12, 0, 1);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, PATH(SRTT, SRTT, 0), 0));
+	assert_true(mr_cc_on_loss(&cc, t + 8 * SRTT, SRTT, t + 6 * SRTT, PATH(SRTT, SRTT, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	assert_int_equal(cc.stat_loss_cong, 3);
 	assert_int_equal(cc.stat_loss_random, 1);
@@ -206,30 +206,30 @@ static void test_loss_with_queueing_delay_cuts(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* min 20 us: the threshold is min / 2 = 10 us of queueing */
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(30 * US, 20 * US, 0), 0));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(30 * US, 20 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 128);
 	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US,
-				  PATH(30 * US + 1, 20 * US, 0), 0));
+				  PATH(30 * US + 1, 20 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* min 4 us: the floor of 4 us applies, not min / 2 */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(8 * US, 4 * US, 0), 0));
-	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, PATH(8 * US + 1, 4 * US, 0), 0));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(8 * US, 4 * US, 0), 0, 0));
+	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, PATH(8 * US + 1, 4 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* jitter: srtt 2 ms above a 20 us minimum, but rttvar 1.4 ms, is no queue */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
-				   PATH(2000 * US, 20 * US, 1400 * US), 0));
+				   PATH(2000 * US, 20 * US, 1400 * US), 0, 0));
 	assert_int_equal(pkts(&cc), 128);
 	/* a standing queue of 1 ms with 100 us of variation is one */
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
-				  PATH(1020 * US, 20 * US, 100 * US), 0));
+				  PATH(1020 * US, 20 * US, 100 * US), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* no minimum yet: no opinion */
 	mr_cc_init(&cc, 4096);
-	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, PATH(1000 * US, 0, 0), 0));
+	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 0, PATH(1000 * US, 0, 0), 0, 0));
 }
 
 /*
@@ -245,26 +245,68 @@ static void test_shared_queue_is_no_evidence(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* alone, the path's 1.2 ms over its minimum with 200 us of variation is a queue */
-	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 0));
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* the fastest path's srtt carries the same queue: shared, no cut */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1000 * US));
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1000 * US, 0));
 	/* the path itself is the fastest: nothing beyond the shared queue */
-	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1300 * US));
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1300 * US, 0));
 	assert_int_equal(pkts(&cc), 128);
 	/* 400 us (2 rttvar) beyond the shared 900 us is still no queue of its own ... */
-	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 900 * US));
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 900 * US, 0));
 	/* ... 1 ns more is */
-	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 900 * US - 1));
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 900 * US - 1, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* a shared base below the path's minimum leaves the minimum as the base */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 50 * US));
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 50 * US, 0));
 	assert_int_equal(cc.stat_loss_cong, 1);
 	assert_int_equal(cc.stat_loss_random, 0);
+}
+
+/*
+ * Jitter every path sees scatters the paths' smoothed RTTs around the shared level by
+ * about the connection's variation (the VM at 10% loss: srtts near 1 ms, the
+ * connection's rttvar 0.5-1 ms): a path above the fastest by less than twice that is
+ * no queue of its own, however steady its own samples; one that stands out further is.
+ */
+static void test_shared_jitter_is_no_evidence(void **state)
+{
+	const struct mr_rtt *high = PATH(1300 * US, 100 * US, 100 * US);
+	struct mr_cc cc;
+
+	(void)state;
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	/* 600 us over the fastest path, 2 x its own 100 us: a queue, without jitter */
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 0));
+	assert_int_equal(pkts(&cc), 112);
+	/* with the connection's 400 us of variation it is scatter: no cut */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 400 * US));
+	/* twice 300 us of it, exactly the distance, is still no queue of its own ... */
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 300 * US));
+	assert_int_equal(pkts(&cc), 128);
+	/* ... 1 ns more distance is */
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US - 1,
+				  300 * US));
+	assert_int_equal(pkts(&cc), 112);
+	/* a path that stands out beyond the scatter: a queue */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
+				  PATH(3000 * US, 100 * US, 100 * US), 700 * US, 400 * US));
+	/* the path's own variation still counts where it is the larger */
+	mr_cc_init(&cc, 4096);
+	cc.cwnd = 128 << MR_FP_SHIFT;
+	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
+				   PATH(1300 * US, 100 * US, 300 * US), 700 * US, 100 * US));
+	assert_int_equal(cc.stat_loss_cong, 0);
+	assert_int_equal(cc.stat_loss_random, 1);
 }
 
 /* A retired path's delay is what retired it: no evidence; CE marks still are. */
@@ -278,17 +320,17 @@ static void test_retired_path_delay_is_no_evidence(void **state)
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* the same 1.2 ms queue that cuts on an up path (above) */
 	assert_true(mr_cc_on_loss(&cc, t, SRTT, t - SRTT,
-				  PATH(1300 * US, 100 * US, 200 * US), 0));
+				  PATH(1300 * US, 100 * US, 200 * US), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* on a retired path: random */
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
-	assert_false(mr_cc_on_loss(&cc, t, SRTT, t - SRTT, NULL, 0));
+	assert_false(mr_cc_on_loss(&cc, t, SRTT, t - SRTT, NULL, 0, 0));
 	assert_int_equal(pkts(&cc), 128);
 	assert_int_equal(cc.stat_loss_random, 1);
 	/* marks reported since the packet was sent count whatever its path */
 	mr_cc_on_ack(&cc, t, SRTT, 1, 100, 0, 1);
-	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT, NULL, 0));
+	assert_true(mr_cc_on_loss(&cc, t + 2 * SRTT, SRTT, t - SRTT, NULL, 0, 0));
 	assert_int_equal(cc.stat_loss_cong, 1);
 }
 
@@ -300,18 +342,18 @@ static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 	mr_cc_init(&cc, 4096);
 	cc.cwnd = 128 << MR_FP_SHIFT;
 	/* losses on a path with a 90 us queue */
-	mr_cc_on_loss(&cc, SRTT, SRTT, 0, PATH(100 * US, 10 * US, 0), 0);
+	mr_cc_on_loss(&cc, SRTT, SRTT, 0, PATH(100 * US, 10 * US, 0), 0, 0);
 	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
 	/* same RTT: one episode */
-	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, PATH(100 * US, 10 * US, 0), 0);
+	mr_cc_on_loss(&cc, SRTT + 1, SRTT, 0, PATH(100 * US, 10 * US, 0), 0, 0);
 	assert_int_equal(pkts(&cc), 112);
-	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, PATH(100 * US, 10 * US, 0), 0);
+	mr_cc_on_loss(&cc, 2 * SRTT + 1, SRTT, 0, PATH(100 * US, 10 * US, 0), 0, 0);
 	assert_int_equal(pkts(&cc), 98);
 	/* an RTO resets the window whatever the evidence */
 	mr_cc_on_rto(&cc, true);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 	/* never below one packet */
-	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, PATH(100 * US, 10 * US, 0), 0);
+	mr_cc_on_loss(&cc, 10 * SRTT, SRTT, 0, PATH(100 * US, 10 * US, 0), 0, 0);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
 }
 
@@ -420,6 +462,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_loss_with_ce_cuts),
 	cmocka_unit_test(test_loss_with_queueing_delay_cuts),
 	cmocka_unit_test(test_shared_queue_is_no_evidence),
+	cmocka_unit_test(test_shared_jitter_is_no_evidence),
 	cmocka_unit_test(test_retired_path_delay_is_no_evidence),
 	cmocka_unit_test(test_congestive_loss_once_per_rtt_and_rto),
 	cmocka_unit_test(test_slow_start_after_rto),

@@ -128,11 +128,12 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
  * a queue every path has is at an end (a host that processes packets more slowly than
  * its link brings them) and does not make a random loss an overflow. Smoothed, so that
  * jitter and the spread of the reverse paths the ACKs take do not pass for a queue; and
- * by more than twice the RTT's variation, which is how far jitter alone lifts the
- * smoothed RTT.
+ * by more than twice the RTT's variation, the path's and the connection's: jitter lifts
+ * a path's smoothed RTT by about its own variation, and scatters the paths' smoothed
+ * RTTs (each rests on its share of the samples) by about the connection's.
  */
 static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, const struct mr_rtt *path,
-			    u64 shared_ns)
+			    u64 shared_ns, u64 shared_var_ns)
 {
 	u64 q;
 
@@ -141,14 +142,14 @@ static bool mr_cc_congested(const struct mr_cc *cc, u64 sent_ns, const struct mr
 	if (!path)
 		return false;
 	q = max_t(u64, path->min / 2, MR_CC_QDELAY_MIN_NS);
-	q = max_t(u64, q, 2 * path->rttvar);
+	q = max_t(u64, q, 2 * max_t(u64, path->rttvar, shared_var_ns));
 	return path->min && path->srtt > max_t(u64, path->min, shared_ns) + q;
 }
 
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns,
-		   const struct mr_rtt *path, u64 shared_ns)
+		   const struct mr_rtt *path, u64 shared_ns, u64 shared_var_ns)
 {
-	if (!mr_cc_congested(cc, sent_ns, path, shared_ns)) {
+	if (!mr_cc_congested(cc, sent_ns, path, shared_ns, shared_var_ns)) {
 		cc->stat_loss_random++;
 		return false;
 	}

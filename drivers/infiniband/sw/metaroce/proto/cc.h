@@ -45,12 +45,13 @@ void mr_cc_on_ack(struct mr_cc *cc, u64 now, u64 srtt_ns, u16 ce_cnt, u16 rx_cnt
 /*
  * A packet last sent at sent_ns on a path whose RTT estimates are now path (NULL: a
  * retired path, whose delay is no evidence) was declared lost; shared_ns is the smallest
- * smoothed RTT of the connection's up paths (0: none). Cuts cwnd only with congestion
- * evidence: CE marks reported at or after sent_ns, or a queue on that path beyond what
- * all paths share; returns true if the loss counted as congestive.
+ * smoothed RTT of the connection's up paths (0: none), shared_var_ns the connection's
+ * RTT variation over all paths. Cuts cwnd only with congestion evidence: CE marks
+ * reported at or after sent_ns, or a queue on that path beyond what all paths share,
+ * in depth or in jitter; returns true if the loss counted as congestive.
  */
 bool mr_cc_on_loss(struct mr_cc *cc, u64 now, u64 srtt_ns, u64 sent_ns,
-		   const struct mr_rtt *path, u64 shared_ns);
+		   const struct mr_rtt *path, u64 shared_ns, u64 shared_var_ns);
 /* A retransmission timeout; first: the first of an episode (no progress since). */
 void mr_cc_on_rto(struct mr_cc *cc, bool first);
 /* The episode's timeouts were spurious: back to the window before them. */

@@ -603,7 +603,8 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
 	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
-		      path->up ? &path->rtt : NULL, mr_paths_min_srtt(&c->paths));
+		      path->up ? &path->rtt : NULL, mr_paths_min_srtt(&c->paths),
+		      c->paths.conn.rttvar);
 }
 
 static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
