@@ -19,6 +19,13 @@ static u32 pkts(const struct mr_cc *cc)
 	return cc->cwnd >> MR_FP_SHIFT;
 }
 
+/* A fresh controller whose window is w packets. */
+static void cc_with_window(struct mr_cc *cc, u32 w)
+{
+	mr_cc_init(cc, 4096);
+	cc->cwnd = w << MR_FP_SHIFT;
+}
+
 static void test_init_and_additive_increase(void **state)
 {
 	struct mr_cc cc;
@@ -58,8 +65,7 @@ static void test_ecn_cut_scales_with_alpha_once_per_rtt(void **state)
 	u32 i, before;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 200 << MR_FP_SHIFT;
+	cc_with_window(&cc, 200);
 	/* first mark with the initial alpha of 1: halve */
 	rx++;
 	ce++;
@@ -143,8 +149,7 @@ static void test_random_loss_does_not_cut(void **state)
 	u64 now = 0;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	for (i = 0; i < 20000; i++) {
 		now += SRTT / 128;
 		if (i % 10 == 9) {
@@ -172,8 +177,7 @@ static void test_loss_with_ce_cuts(void **state)
 	u32 w;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* every packet marked at t: the ECN cut with alpha still 1 halves the window */
 	mr_cc_on_ack(&cc, t, SRTT, 11, 11, 0, 1);
 	assert_int_equal(pkts(&cc), 64);
@@ -203,8 +207,7 @@ static void test_loss_with_queueing_delay_cuts(void **state)
 	struct mr_cc cc;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* min 20 us: the threshold is min / 2 = 10 us of queueing */
 	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(30 * US, 20 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 128);
@@ -212,14 +215,12 @@ static void test_loss_with_queueing_delay_cuts(void **state)
 				  PATH(30 * US + 1, 20 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* min 4 us: the floor of 4 us applies, not min / 2 */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, 120 * US, SRTT, 90 * US, PATH(8 * US, 4 * US, 0), 0, 0));
 	assert_true(mr_cc_on_loss(&cc, 150 * US, SRTT, 110 * US, PATH(8 * US + 1, 4 * US, 0), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* jitter: srtt 2 ms above a 20 us minimum, but rttvar 1.4 ms, is no queue */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
 				   PATH(2000 * US, 20 * US, 1400 * US), 0, 0));
 	assert_int_equal(pkts(&cc), 128);
@@ -242,14 +243,12 @@ static void test_shared_queue_is_no_evidence(void **state)
 	struct mr_cc cc;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* alone, the path's 1.2 ms over its minimum with 200 us of variation is a queue */
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* the fastest path's srtt carries the same queue: shared, no cut */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1000 * US, 0));
 	/* the path itself is the fastest: nothing beyond the shared queue */
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 1300 * US, 0));
@@ -260,8 +259,7 @@ static void test_shared_queue_is_no_evidence(void **state)
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 900 * US - 1, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* a shared base below the path's minimum leaves the minimum as the base */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, queued, 50 * US, 0));
 	assert_int_equal(cc.stat_loss_cong, 1);
 	assert_int_equal(cc.stat_loss_random, 0);
@@ -279,14 +277,12 @@ static void test_shared_jitter_is_no_evidence(void **state)
 	struct mr_cc cc;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* 600 us over the fastest path, 2 x its own 100 us: a queue, without jitter */
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* with the connection's 400 us of variation it is scatter: no cut */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 400 * US));
 	/* twice 300 us of it, exactly the distance, is still no queue of its own ... */
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US, high, 700 * US, 300 * US));
@@ -296,13 +292,11 @@ static void test_shared_jitter_is_no_evidence(void **state)
 				  300 * US));
 	assert_int_equal(pkts(&cc), 112);
 	/* a path that stands out beyond the scatter: a queue */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_true(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
 				  PATH(3000 * US, 100 * US, 100 * US), 700 * US, 400 * US));
 	/* the path's own variation still counts where it is the larger */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, 9000 * US, SRTT, 8000 * US,
 				   PATH(1300 * US, 100 * US, 300 * US), 700 * US, 100 * US));
 	assert_int_equal(cc.stat_loss_cong, 0);
@@ -316,15 +310,13 @@ static void test_retired_path_delay_is_no_evidence(void **state)
 	u64 t = 10 * SRTT;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* the same 1.2 ms queue that cuts on an up path (above) */
 	assert_true(mr_cc_on_loss(&cc, t, SRTT, t - SRTT,
 				  PATH(1300 * US, 100 * US, 200 * US), 0, 0));
 	assert_int_equal(pkts(&cc), 112);
 	/* on a retired path: random */
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	assert_false(mr_cc_on_loss(&cc, t, SRTT, t - SRTT, NULL, 0, 0));
 	assert_int_equal(pkts(&cc), 128);
 	assert_int_equal(cc.stat_loss_random, 1);
@@ -339,8 +331,7 @@ static void test_congestive_loss_once_per_rtt_and_rto(void **state)
 	struct mr_cc cc;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	/* losses on a path with a 90 us queue */
 	mr_cc_on_loss(&cc, SRTT, SRTT, 0, PATH(100 * US, 10 * US, 0), 0, 0);
 	assert_int_equal(pkts(&cc), 112);	/* 1/8 off */
@@ -366,8 +357,7 @@ static void test_slow_start_after_rto(void **state)
 	u32 i;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 128 << MR_FP_SHIFT;
+	cc_with_window(&cc, 128);
 	mr_cc_on_rto(&cc, true);
 	mr_cc_on_rto(&cc, false);	/* a second RTO before any ACK keeps the target */
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
@@ -399,8 +389,7 @@ static void test_undo_spurious_rto(void **state)
 	struct mr_cc cc;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 100 << MR_FP_SHIFT;
+	cc_with_window(&cc, 100);
 	mr_cc_on_rto(&cc, true);
 	mr_cc_on_rto(&cc, false);
 	assert_int_equal(mr_cc_window(&cc, SRTT), 1);
@@ -424,8 +413,7 @@ static void test_rate_hint_caps_window_and_pace(void **state)
 	u64 gap;
 
 	(void)state;
-	mr_cc_init(&cc, 4096);
-	cc.cwnd = 256 << MR_FP_SHIFT;
+	cc_with_window(&cc, 256);
 	/* no hint: twice the window rate, 20 us / (2 x 256 packets) */
 	assert_int_equal(mr_cc_gap_ns(&cc, SRTT, 4096), SRTT / (MR_PACE_GAIN * 256));
 	/*
