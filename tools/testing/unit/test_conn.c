@@ -1440,6 +1440,39 @@ static void test_response_timer(void **state)
  * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
  */
 /*
+ * Twelve one-packet WRITEs from a to b, the second lost, and b's one ACK of the others
+ * back at a: later packets acknowledged on the lost one's path. Returns the time after.
+ */
+static u64 twelve_with_second_lost(struct mr_conn *a, struct mr_conn *b, u64 now)
+{
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4096, .rkey = 1 };
+	u32 first = a->tx.nxt, i;
+	struct mr_tx_pkt tp;
+	struct mr_rx_res res;
+	struct mr_pkt ack;
+
+	for (i = 0; i < 12; i++) {
+		wr.cookie = i;
+		assert_int_equal(mr_conn_post(a, &wr), 0);
+	}
+	/* each packet its message's last: all carry AR */
+	for (i = 0; i < 12; i++) {
+		assert_true(mr_conn_tx(a, now, &tp));
+		assert_int_equal(tp.hdr.psn, first + i);
+		assert_true(tp.hdr.flags & MR_F_AR);
+		if (i != 1)
+			assert_int_equal(hop(b, now + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
+	}
+	now += 10 * US;
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(ack.ack.cack, first + 1);
+	assert_false(mr_conn_ack_due(b, now));
+	now += 10 * US;
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	return now;
+}
+
+/*
  * A retransmission of a packet that ACKs showed lost goes without AR, even as its message's
  * last packet: it fills a hole, which the receiver acknowledges at once anyway. AR with
  * RETX says the sender heard nothing (a probe, an RTO's copy), and the receiver answers
@@ -1448,34 +1481,16 @@ static void test_response_timer(void **state)
  */
 static void test_loss_retransmission_is_not_a_probe(void **state)
 {
-	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4096, .rkey = 1 };
 	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
 	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
 	struct mr_tx_pkt tp;
 	struct mr_rx_res res;
 	struct mr_pkt ack;
 	u64 now = 0;
-	u32 i, acks;
+	u32 acks;
 
 	(void)state;
-	for (i = 0; i < 12; i++) {
-		wr.cookie = i;
-		assert_int_equal(mr_conn_post(a, &wr), 0);
-	}
-	/* twelve one-packet messages, each packet its message's last: all carry AR */
-	for (i = 0; i < 12; i++) {
-		assert_true(mr_conn_tx(a, now, &tp));
-		assert_int_equal(tp.hdr.psn, 1000 + i);
-		assert_true(tp.hdr.flags & MR_F_AR);
-		if (i != 1)
-			assert_int_equal(hop(b, now + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
-	}
-	now += 10 * US;
-	mr_conn_build_ack(b, now, &ack);
-	assert_int_equal(ack.ack.cack, 1001);
-	assert_false(mr_conn_ack_due(b, now));
-	now += 10 * US;
-	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+	now = twelve_with_second_lost(a, b, now);
 
 	/* later packets acknowledged on its path: 1001 is lost, resent with RETX, no AR */
 	assert_true(mr_conn_tx(a, now, &tp));
@@ -1492,6 +1507,71 @@ static void test_loss_retransmission_is_not_a_probe(void **state)
 		assert_int_equal(ack.ack.cack, 1012);
 	}
 	assert_int_equal(acks, 1);
+	free(a);
+	free(b);
+}
+
+/*
+ * Timer precision (spec): the tail probe and the RTO are timeouts; an owed ACK and a
+ * decided probe are firm deadlines. A probe is no evidence of loss (it fires whenever an
+ * ACK is late); a verdict of the loss rules is, for MR_LOSS_QUIET_NS.
+ */
+static void test_timeouts_and_loss_quiet(void **state)
+{
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4096, .rkey = 1 };
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
+	struct mr_tx_pkt tp;
+	struct mr_rx_res res;
+	struct mr_pkt ack;
+	u64 now = 1000 * US, d;
+
+	(void)state;
+	/* one message in flight and nothing else owed: its deadline is only a timeout */
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(mr_conn_deadline(a), now + MR_RTO_INIT_NS);
+	assert_int_equal(mr_conn_firm_deadline(a), U64_MAX);
+	assert_true(mr_conn_loss_quiet(a, now));
+
+	/* the receiver owes the ACK of a message's end: firm, and due now */
+	assert_int_equal(hop(b, now + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
+	assert_int_equal(mr_conn_firm_deadline(b), 0);
+	mr_conn_build_ack(b, now + 10 * US, &ack);
+	assert_int_equal(mr_conn_firm_deadline(b), U64_MAX);
+	assert_int_equal(hop(a, now + 20 * US, &ack, &res), MR_RXC_DONE);
+	assert_int_equal(mr_conn_deadline(a), U64_MAX);
+
+	/* a lost tail: the probe's deadline is a timeout; once it fired, the probe is firm */
+	now += 100 * US;
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, now, &tp));
+	d = mr_conn_deadline(a);
+	assert_int_equal(d, now + mr_txwin_pto(a->paths.conn.srtt, a->paths.conn.rttvar));
+	assert_int_equal(mr_conn_firm_deadline(a), U64_MAX);
+	mr_conn_timer(a, d);
+	assert_true(a->probe_pending);
+	assert_true(mr_conn_firm_deadline(a) <= d);
+	assert_true(mr_conn_tx(a, d, &tp));
+	assert_true(tp.hdr.flags & MR_F_RETX);
+	assert_int_equal(a->stats.tx_probes, 1);
+	assert_true(mr_conn_loss_quiet(a, d));
+	assert_int_equal(hop(b, d + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
+	now = d + 10 * US;
+	while (mr_conn_ack_due(b, now)) {
+		mr_conn_build_ack(b, now, &ack);
+		hop(a, now + 10 * US, &ack, &res);
+	}
+	now += 10 * US;
+	assert_int_equal(mr_conn_deadline(a), U64_MAX);
+	assert_true(mr_conn_loss_quiet(a, now));
+
+	/* later packets acknowledged on the path of a lost one: a verdict, loss evidence */
+	now = twelve_with_second_lost(a, b, now + MR_RTO_MIN_NS);
+	assert_int_equal(a->tx.nlost, 1);
+	assert_false(mr_conn_loss_quiet(a, now));
+	assert_false(mr_conn_loss_quiet(a, now + MR_LOSS_QUIET_NS - 1));
+	assert_true(mr_conn_loss_quiet(a, now + MR_LOSS_QUIET_NS));
 	free(a);
 	free(b);
 }
@@ -1960,6 +2040,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_request_refused_after_acceptance),
 	cmocka_unit_test(test_response_timer),
 	cmocka_unit_test(test_loss_retransmission_is_not_a_probe),
+	cmocka_unit_test(test_timeouts_and_loss_quiet),
 	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),
 	cmocka_unit_test(test_rtr_drops_ack_and_nak),

@@ -467,6 +467,9 @@ static void test_time_rule_and_reorder_deadline(void **state)
 	deadline = 25 * US;
 	assert_int_equal(w.reo_deadline_ns, deadline);
 	assert_int_equal(mr_txwin_deadline(&w, 1000 * US, 1000 * US), deadline);
+	/* a suspected loss is scheduled work, not a timeout (spec, "Timer precision") */
+	assert_int_equal(mr_txwin_reo_deadline(&w), deadline);
+	assert_int_equal(mr_txwin_timeout(&w, 1000 * US, 1000 * US), 1000 * US);
 	/* psn 2 was sent after psn 1: not a suspect, however long it takes */
 	assert_int_equal(fire(&w, deadline - 1, 1000 * US, 1000 * US, &lost, psns), MR_TMR_NONE);
 	assert_int_equal(fire(&w, deadline, 1000 * US, 1000 * US, &lost, psns), MR_TMR_REORDER);
@@ -669,6 +672,8 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(rto, MR_RTO_MIN_NS);	/* 20 + 4 x 5 = 40 us < 100 us */
 
 	assert_int_equal(mr_txwin_deadline(&w, pto, rto), pto);
+	assert_int_equal(mr_txwin_timeout(&w, pto, rto), pto);
+	assert_int_equal(mr_txwin_reo_deadline(&w), U64_MAX);
 	assert_int_equal(fire(&w, pto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
 	assert_int_equal(fire(&w, pto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	assert_int_equal(probe, 12);	/* the tail */

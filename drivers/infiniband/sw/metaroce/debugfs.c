@@ -58,6 +58,9 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 		   c->stats.tx_pkts, c->tx.stat_retx, c->tx.stat_spurious,
 		   c->stats.tx_probes, c->tx.stat_rto, c->stats.acks_sent);
 	seq_printf(s, "  rto: shift %u spurious %llu\n", c->tx.rto_shift, c->tx.stat_spurious_rto);
+	/* Timer precision (spec): whether timeouts may fire late now. */
+	seq_printf(s, "  timeouts: %s\n",
+		   mr_conn_loss_quiet(c, ktime_get_ns()) ? "quiet" : "precise");
 	/* Waiting for responses (spec): probes with a request, unanswered ones. */
 	seq_printf(s, "  rsp: waiting %u probes %llu unanswered %u\n",
 		   c->rsp_waiting, c->stats.tx_rsp_probes, c->rsp_probes);

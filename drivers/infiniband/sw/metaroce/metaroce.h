@@ -416,8 +416,9 @@ struct metaroce_qp {
 	struct work_struct work;
 	struct metaroce_bh rx_bh;	/* runs it after a receive batch */
 	struct hrtimer timer;
-	spinlock_t timer_lock;		/* timer_deadline, starting the timer */
+	spinlock_t timer_lock;		/* timer_deadline/latest, starting the timer */
 	u64 timer_deadline;		/* ns; U64_MAX: the timer has nothing to do */
+	u64 timer_latest;		/* ns; it may fire this late (a timeout) */
 	bool dying;
 };
 

@@ -34,6 +34,12 @@
 #define METAROCE_TIMER_DEFER_NS	(1 * NSEC_PER_MSEC)
 /* Runs of the transport a doorbell does before it leaves the rest to the work item. */
 #define METAROCE_RUN_ROUNDS	4
+/*
+ * How late a quiet connection's timeouts may fire (spec, "Timer precision"): a
+ * tick, so that they run at the next timer interrupt of a busy CPU instead of
+ * programming the timer device for each round trip.
+ */
+#define METAROCE_TIMEOUT_SLACK_NS	TICK_NSEC
 
 struct metaroce_rx_cb {
 	struct in6_addr saddr;
@@ -198,7 +204,8 @@ static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
 	spin_lock_irqsave(&qp->timer_lock, flags);
 	due = qp->timer_deadline <= ktime_get_ns();
 	if (!due && qp->timer_deadline != U64_MAX)
-		hrtimer_start(t, ns_to_ktime(qp->timer_deadline), HRTIMER_MODE_ABS);
+		hrtimer_start_range_ns(t, ns_to_ktime(qp->timer_deadline),
+				       qp->timer_latest - qp->timer_deadline, HRTIMER_MODE_ABS);
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
 	if (due)
 		metaroce_qp_kick(qp);
@@ -206,29 +213,51 @@ static enum hrtimer_restart metaroce_qp_timer(struct hrtimer *t)
 }
 
 /*
- * Have the timer fire at @deadline (U64_MAX: never). Starting an hrtimer
- * that becomes the first to expire reprograms the CPU's timer device, a
- * trapped write in a virtual machine, and runs move the deadline several
- * times per round trip (in the test VM, 2-byte ib_write_lat's typical was
- * 130 us that way, 76 us this way). So a timer queued to fire no later is
- * left alone, as is one no longer needed: when it fires it moves on to the
- * deadline of that moment, or stops.
+ * Have the timer fire between @deadline and @latest (U64_MAX: never).
+ * Starting an hrtimer that becomes the first to expire reprograms the CPU's
+ * timer device, a trapped write in a virtual machine, and runs move the
+ * deadline several times per round trip (in the test VM, 2-byte
+ * ib_write_lat's typical was 130 us that way, 76 us this way). So a timer
+ * queued to fire by @latest is left alone, as is one no longer needed: when
+ * it fires it moves on to the deadline of that moment, or stops. Given room
+ * up to @latest, an expired timer waits for the CPU's next timer interrupt
+ * instead of programming the device.
  */
-static void metaroce_qp_arm_timer(struct metaroce_qp *qp, u64 deadline)
+static void metaroce_qp_arm_timer(struct metaroce_qp *qp, u64 deadline, u64 latest)
 {
 	struct hrtimer *t = &qp->timer;
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->timer_lock, flags);
 	qp->timer_deadline = deadline;
+	qp->timer_latest = latest;
 	/*
 	 * Under the lock, a queued timer either stays queued or its callback
 	 * waits here and reads the new deadline.
 	 */
 	if (deadline != U64_MAX &&
-	    !(hrtimer_is_queued(t) && ktime_to_ns(hrtimer_get_softexpires(t)) <= deadline))
-		hrtimer_start(t, ns_to_ktime(deadline), HRTIMER_MODE_ABS);
+	    !(hrtimer_is_queued(t) && ktime_to_ns(hrtimer_get_expires(t)) <= latest))
+		hrtimer_start_range_ns(t, ns_to_ktime(deadline), latest - deadline,
+				       HRTIMER_MODE_ABS);
 	spin_unlock_irqrestore(&qp->timer_lock, flags);
+}
+
+/*
+ * The deadline of @qp's connection, and how late the timer may take it: a
+ * timeout of a connection without recent loss, up to a tick, but never past
+ * a deadline of scheduled work (spec, "Timer precision"). A precise tail
+ * probe, which every round trip's ACK overtakes, still fired and was started
+ * again once per round trip: 2-byte ib_write_lat's median was 86-121 us that
+ * way and 65-78 us this way in the test VM (rxe 89-111).
+ */
+static void metaroce_qp_arm_conn_timer(struct metaroce_qp *qp, u64 now)
+{
+	u64 deadline = mr_conn_deadline(qp->conn), latest = deadline;
+
+	if (deadline != U64_MAX && mr_conn_loss_quiet(qp->conn, now))
+		latest = min_t(u64, mr_conn_firm_deadline(qp->conn),
+			       deadline + METAROCE_TIMEOUT_SLACK_NS);
+	metaroce_qp_arm_timer(qp, deadline, latest);
 }
 
 /* ------------------------------------------------------------------------
@@ -1682,7 +1711,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 	 * Never spin, not even for a short gap: a run that requeues itself keeps
 	 * its CPU from the softirq and the process it waits for.
 	 */
-	metaroce_qp_arm_timer(qp, mr_conn_deadline(qp->conn));
+	metaroce_qp_arm_conn_timer(qp, now);
 	return false;
 }
 
@@ -1717,6 +1746,7 @@ void metaroce_qp_transport_init(struct metaroce_qp *qp)
 	qp->timer.function = metaroce_qp_timer;
 	spin_lock_init(&qp->timer_lock);
 	qp->timer_deadline = U64_MAX;
+	qp->timer_latest = U64_MAX;
 }
 
 /*
@@ -1732,7 +1762,7 @@ void metaroce_qp_transport_stop(struct metaroce_qp *qp)
 	mutex_unlock(&qp->mutex);
 	/* Receivers that found the QP before it left the xarray are done. */
 	synchronize_rcu();
-	metaroce_qp_arm_timer(qp, U64_MAX);
+	metaroce_qp_arm_timer(qp, U64_MAX, U64_MAX);
 	hrtimer_cancel(&qp->timer);
 	cancel_work_sync(&qp->work);
 	metaroce_bh_kill(&qp->rx_bh);

@@ -21,6 +21,16 @@ static void mr_conn_event(struct mr_conn *c, u8 type, u8 cause, u8 path, u32 psn
 		c->cfg.on_event(c->cfg.event_arg, &ev);
 }
 
+/*
+ * A verdict of the loss rules: timeouts are precise again for a while (spec, "Timer
+ * precision").
+ */
+static void mr_conn_saw_loss(struct mr_conn *c, u64 now)
+{
+	c->lost_any = true;
+	c->lost_ns = now;
+}
+
 static void mr_conn_path_change(void *arg, u8 path, bool up)
 {
 	mr_conn_event(arg, up ? MR_EV_PATH_UP : MR_EV_PATH_DOWN, 0, path, 0);
@@ -595,11 +605,13 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
 	/*
-	 * A stalled sender's early verdict may be reordering: no evidence against the path
-	 * or of congestion. A path that loses keeps losing when the sender is not stalled.
+	 * A stalled sender's early verdict may be reordering: no evidence against the path,
+	 * of congestion or of loss. A path that loses keeps losing when the sender is not
+	 * stalled.
 	 */
 	if (p->lost_stalled)
 		return;
+	mr_conn_saw_loss(c, ev->now);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
 	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
@@ -1201,7 +1213,7 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	}
 }
 
-u64 mr_conn_deadline(const struct mr_conn *c)
+u64 mr_conn_firm_deadline(const struct mr_conn *c)
 {
 	u32 wnd = mr_cc_window(&c->cc, c->paths.conn.srtt);
 	u64 d;
@@ -1210,16 +1222,31 @@ u64 mr_conn_deadline(const struct mr_conn *c)
 		return U64_MAX;
 	if (c->ack_now)
 		return 0;
-	d = mr_txwin_deadline(&c->tx, mr_conn_pto(c), mr_conn_rto(c));
+	d = mr_txwin_reo_deadline(&c->tx);
 	if (c->ack_due_ns)
 		d = min_t(u64, d, c->ack_due_ns);
 	if (c->cfg.uc)
 		d = min_t(u64, d, mr_uc_deadline(c));
-	d = min_t(u64, d, mr_conn_rsp_deadline(c));
 	if (c->probe_pending || c->rsp_probe_pending || c->rto_copies ||
 	    (c->tx.in_flight < wnd && (c->tx.nlost || mr_conn_has_new(c))))
 		d = min_t(u64, d, c->next_tx_ns);
 	return d;
+}
+
+u64 mr_conn_deadline(const struct mr_conn *c)
+{
+	u64 d;
+
+	if (c->failed)
+		return U64_MAX;
+	d = min_t(u64, mr_txwin_timeout(&c->tx, mr_conn_pto(c), mr_conn_rto(c)),
+		  mr_conn_rsp_deadline(c));
+	return min_t(u64, d, mr_conn_firm_deadline(c));
+}
+
+bool mr_conn_loss_quiet(const struct mr_conn *c, u64 now)
+{
+	return !c->lost_any || now >= c->lost_ns + MR_LOSS_QUIET_NS;
 }
 
 void mr_conn_timer(struct mr_conn *c, u64 now)

@@ -264,6 +264,8 @@ struct mr_conn {
 	u32	probe_psn;
 	bool	probe_pending;
 	u8	rto_copies;	/* copies of the oldest packet still to send after an RTO */
+	bool	lost_any;	/* a loss, probe or RTO of ours has happened */
+	u64	lost_ns;	/* the last one (spec, "Timer precision") */
 	/* Waiting for responses with nothing of ours outstanding (spec) */
 	bool	rsp_waiting;
 	u64	rsp_wait_ns;	/* the timer's start */
@@ -391,6 +393,13 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack);
 
 /* When the host must call mr_conn_timer() (and retry mr_conn_tx()); U64_MAX: never. */
 u64 mr_conn_deadline(const struct mr_conn *c);
+/*
+ * The earliest deadline that is not a timeout (tail probe, RTO, response timer), and
+ * whether the connection has been without loss long enough that a host may take its
+ * timeouts late (spec, "Timer precision").
+ */
+u64 mr_conn_firm_deadline(const struct mr_conn *c);
+bool mr_conn_loss_quiet(const struct mr_conn *c, u64 now);
 void mr_conn_timer(struct mr_conn *c, u64 now);
 
 #endif /* _METAROCE_PROTO_CONN_H */

@@ -27,6 +27,8 @@
 #define MR_RTO_SPURIOUS_MAX	4	/* RTO floor shift after spurious timeouts */
 #define MR_RTO_CALM_PKTS	4096	/* packets acked without one to lower it */
 #define MR_RTO_COPIES		4	/* the oldest packet, on this many paths after an RTO */
+/* Without a loss for this long, a host may take timeouts late (spec, "Timer precision"). */
+#define MR_LOSS_QUIET_NS	(100 * MR_NSEC_PER_MSEC)
 /* A closed connection's receive direction answers retransmissions this long. */
 #define MR_LINGER_NS		(2000 * MR_NSEC_PER_MSEC)
 /* UC receiver: a hole older than this is lost (its packet is never resent). */

@@ -406,18 +406,26 @@ u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)
 	return min_t(u64, rto, MR_RTO_MAX_NS);
 }
 
-u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns)
+u64 mr_txwin_timeout(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns)
 {
-	u64 d = U64_MAX;
+	u64 d;
 
 	if (w->una == w->nxt)
-		return d;
+		return U64_MAX;
 	d = w->rto_base_ns + rto_ns;
 	if (w->in_flight && w->tlp_cnt < MR_TLP_MAX)
 		d = min_t(u64, d, w->tlp_base_ns + pto_ns);
-	if (w->reo_deadline_ns)
-		d = min_t(u64, d, w->reo_deadline_ns);
 	return d;
+}
+
+u64 mr_txwin_reo_deadline(const struct mr_txwin *w)
+{
+	return w->una != w->nxt && w->reo_deadline_ns ? w->reo_deadline_ns : U64_MAX;
+}
+
+u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns)
+{
+	return min_t(u64, mr_txwin_timeout(w, pto_ns, rto_ns), mr_txwin_reo_deadline(w));
 }
 
 /* Highest outstanding PSN not yet acknowledged: the tail a probe repairs. */

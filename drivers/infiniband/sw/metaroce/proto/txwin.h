@@ -164,6 +164,9 @@ u64 mr_txwin_pto(u64 srtt_ns, u64 rttvar_ns);
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns);
 /* Earliest timer deadline, U64_MAX if nothing is outstanding. */
 u64 mr_txwin_deadline(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns);
+/* Its timeouts only (tail probe, RTO), and its reorder timer only. */
+u64 mr_txwin_timeout(const struct mr_txwin *w, u64 pto_ns, u64 rto_ns);
+u64 mr_txwin_reo_deadline(const struct mr_txwin *w);
 enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto_ns,
 				mr_txpkt_fn lost, void *arg, u32 *probe_psn);
 
