@@ -604,14 +604,13 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 	const struct mr_path *path = &c->paths.p[p->path % MR_MAX_PATHS];
 
 	mr_conn_event(c, MR_EV_LOSS, MR_LOSS_ACK, p->path, psn);
+	mr_conn_saw_loss(c, ev->now);
 	/*
-	 * A stalled sender's early verdict may be reordering: no evidence against the path,
-	 * of congestion or of loss. A path that loses keeps losing when the sender is not
-	 * stalled.
+	 * A stalled sender's early verdict may be reordering: no evidence against the path
+	 * or of congestion. A path that loses keeps losing when the sender is not stalled.
 	 */
 	if (p->lost_stalled)
 		return;
-	mr_conn_saw_loss(c, ev->now);
 	mr_paths_on_loss(&c->paths, ev->now, p->path);
 	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
