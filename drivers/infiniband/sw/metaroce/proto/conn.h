@@ -264,8 +264,8 @@ struct mr_conn {
 	u32	probe_psn;
 	bool	probe_pending;
 	u8	rto_copies;	/* copies of the oldest packet still to send after an RTO */
-	bool	lost_any;	/* a loss, probe or RTO of ours has happened */
-	u64	lost_ns;	/* the last one (spec, "Timer precision") */
+	bool	lost_any;	/* the loss rules declared a packet of ours lost */
+	u64	lost_ns;	/* when they last did (spec, "Timer precision") */
 	/* Waiting for responses with nothing of ours outstanding (spec) */
 	bool	rsp_waiting;
 	u64	rsp_wait_ns;	/* the timer's start */
