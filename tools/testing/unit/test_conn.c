@@ -1524,7 +1524,7 @@ static void test_timeouts_and_loss_quiet(void **state)
 	struct mr_tx_pkt tp;
 	struct mr_rx_res res;
 	struct mr_pkt ack;
-	u64 now = 1000 * US, d;
+	u64 now = 1000 * US, d, late;
 
 	(void)state;
 	/* one message in flight and nothing else owed: its deadline is only a timeout */
@@ -1533,10 +1533,17 @@ static void test_timeouts_and_loss_quiet(void **state)
 	assert_int_equal(mr_conn_deadline(a), now + MR_RTO_INIT_NS);
 	assert_int_equal(mr_conn_firm_deadline(a), U64_MAX);
 	assert_true(mr_conn_loss_quiet(a, now));
+	/* quiet: a host may take that timeout up to its slack late */
+	assert_int_equal(mr_conn_deadline_window(a, now, 4000 * US, &late),
+			 now + MR_RTO_INIT_NS);
+	assert_int_equal(late, now + MR_RTO_INIT_NS + 4000 * US);
 
 	/* the receiver owes the ACK of a message's end: firm, and due now */
 	assert_int_equal(hop(b, now + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
 	assert_int_equal(mr_conn_firm_deadline(b), 0);
+	/* firm work is never taken late */
+	assert_int_equal(mr_conn_deadline_window(b, now, 4000 * US, &late), 0);
+	assert_int_equal(late, 0);
 	mr_conn_build_ack(b, now + 10 * US, &ack);
 	assert_int_equal(mr_conn_firm_deadline(b), U64_MAX);
 	assert_int_equal(hop(a, now + 20 * US, &ack, &res), MR_RXC_DONE);
@@ -1552,6 +1559,9 @@ static void test_timeouts_and_loss_quiet(void **state)
 	mr_conn_timer(a, d);
 	assert_true(a->probe_pending);
 	assert_true(mr_conn_firm_deadline(a) <= d);
+	/* a decided probe is firm: no slack even while quiet */
+	assert_true(mr_conn_deadline_window(a, d, 4000 * US, &late) <= d);
+	assert_true(late <= d);
 	assert_true(mr_conn_tx(a, d, &tp));
 	assert_true(tp.hdr.flags & MR_F_RETX);
 	assert_int_equal(a->stats.tx_probes, 1);
@@ -1572,6 +1582,12 @@ static void test_timeouts_and_loss_quiet(void **state)
 	assert_false(mr_conn_loss_quiet(a, now));
 	assert_false(mr_conn_loss_quiet(a, now + MR_LOSS_QUIET_NS - 1));
 	assert_true(mr_conn_loss_quiet(a, now + MR_LOSS_QUIET_NS));
+	/* the hole resent, only its timeout is left; not quiet: no slack, whatever the host's */
+	assert_true(mr_conn_tx(a, now, &tp));
+	assert_int_equal(mr_conn_firm_deadline(a), U64_MAX);
+	d = mr_conn_deadline_window(a, now, 4000 * US, &late);
+	assert_true(d != U64_MAX);
+	assert_int_equal(late, d);
 	free(a);
 	free(b);
 }

@@ -252,11 +252,9 @@ static void metaroce_qp_arm_timer(struct metaroce_qp *qp, u64 deadline, u64 late
  */
 static void metaroce_qp_arm_conn_timer(struct metaroce_qp *qp, u64 now)
 {
-	u64 deadline = mr_conn_deadline(qp->conn), latest = deadline;
+	u64 deadline, latest;
 
-	if (deadline != U64_MAX && mr_conn_loss_quiet(qp->conn, now))
-		latest = min_t(u64, mr_conn_firm_deadline(qp->conn),
-			       deadline + METAROCE_TIMEOUT_SLACK_NS);
+	deadline = mr_conn_deadline_window(qp->conn, now, METAROCE_TIMEOUT_SLACK_NS, &latest);
 	metaroce_qp_arm_timer(qp, deadline, latest);
 }
 

@@ -1232,15 +1232,28 @@ u64 mr_conn_firm_deadline(const struct mr_conn *c)
 	return d;
 }
 
-u64 mr_conn_deadline(const struct mr_conn *c)
+u64 mr_conn_deadline_window(const struct mr_conn *c, u64 now, u64 slack_ns, u64 *latest)
 {
-	u64 d;
+	u64 firm, d;
 
+	*latest = U64_MAX;
 	if (c->failed)
 		return U64_MAX;
+	firm = mr_conn_firm_deadline(c);
 	d = min_t(u64, mr_txwin_timeout(&c->tx, mr_conn_pto(c), mr_conn_rto(c)),
 		  mr_conn_rsp_deadline(c));
-	return min_t(u64, d, mr_conn_firm_deadline(c));
+	d = min_t(u64, d, firm);
+	*latest = d;
+	if (d != U64_MAX && slack_ns && mr_conn_loss_quiet(c, now))
+		*latest = min_t(u64, firm, d + slack_ns);
+	return d;
+}
+
+u64 mr_conn_deadline(const struct mr_conn *c)
+{
+	u64 latest;
+
+	return mr_conn_deadline_window(c, 0, 0, &latest);
 }
 
 bool mr_conn_loss_quiet(const struct mr_conn *c, u64 now)

@@ -400,6 +400,11 @@ u64 mr_conn_deadline(const struct mr_conn *c);
  */
 u64 mr_conn_firm_deadline(const struct mr_conn *c);
 bool mr_conn_loss_quiet(const struct mr_conn *c, u64 now);
+/*
+ * mr_conn_deadline(), and in *latest how late a host whose timers may be slack_ns late
+ * can take it: a quiet connection's timeout up to slack_ns, never past a firm deadline.
+ */
+u64 mr_conn_deadline_window(const struct mr_conn *c, u64 now, u64 slack_ns, u64 *latest);
 void mr_conn_timer(struct mr_conn *c, u64 now);
 
 #endif /* _METAROCE_PROTO_CONN_H */
