@@ -1436,10 +1436,6 @@ static void test_response_timer(void **state)
 }
 
 /*
- * Paced at twice the window rate, from a schedule: a late sender catches up by
- * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
- */
-/*
  * Twelve one-packet WRITEs from a to b, the second lost, and b's one ACK of the others
  * back at a: later packets acknowledged on the lost one's path. Returns the time after.
  */
@@ -1592,6 +1588,10 @@ static void test_timeouts_and_loss_quiet(void **state)
 	free(b);
 }
 
+/*
+ * Paced at twice the window rate, from a schedule: a late sender catches up by
+ * MR_PACE_BURST at most. The window (twice the burst) is not what stops it.
+ */
 static void test_pacing_schedule_and_burst(void **state)
 {
 	struct mr_conn *c = conn_new(1, 2, 1, 1, 0, 0);
