@@ -55,6 +55,9 @@ static enum mr_tx_timer fire(struct mr_txwin *w, u64 now, u64 pto, u64 rto,
 }
 
 /* A fresh window (200 us srtt) sends n packets at 0; its RTO fires. Returns the RTO. */
+/* The RTO of a steady 200 us round trip: the probe's 2 x srtt + max_ack_delay. */
+#define RTO_200US	(2 * 200 * US + MR_ACK_DELAY_NS)
+
 static u64 send_until_rto(struct mr_txwin *w, u32 n, struct lost_log *lost)
 {
 	u64 rto;
@@ -669,7 +672,7 @@ static void test_tail_loss_probe_then_rto(void **state)
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);
 	rto = mr_txwin_rto(&w, 20 * US, 5 * US);
-	assert_int_equal(rto, MR_RTO_MIN_NS);	/* 20 + 4 x 5 = 40 us < 100 us */
+	assert_int_equal(rto, MR_RTO_MIN_NS);	/* the PTO, 48 us, < 100 us */
 
 	assert_int_equal(mr_txwin_deadline(&w, pto, rto), pto);
 	assert_int_equal(mr_txwin_timeout(&w, pto, rto), pto);
@@ -678,12 +681,14 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(fire(&w, pto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	assert_int_equal(probe, 12);	/* the tail */
 	mr_txwin_retransmit(&w, pto, probe, 1);
-	assert_int_equal(fire(&w, 2 * pto, pto, rto, &lost, &probe), MR_TMR_TLP);
-	mr_txwin_retransmit(&w, 2 * pto, probe, 2);
-	/* two probes, then only the RTO is left */
-	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);
-	assert_int_equal(fire(&w, rto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
-	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_RTO);
+	/* the probe restarted the timeout, which would otherwise come before its answer */
+	assert_int_equal(mr_txwin_timeout(&w, pto, rto), 2 * pto);
+	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_TLP);
+	mr_txwin_retransmit(&w, rto, probe, 2);
+	/* two probes, then only the RTO is left, from the second */
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), 2 * rto);
+	assert_int_equal(fire(&w, 2 * rto - 1, pto, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, 2 * rto, pto, rto, &lost, &probe), MR_TMR_RTO);
 	assert_int_equal(lost.n, 3);
 	assert_int_equal(w.nlost, 3);
 	assert_int_equal(w.stat_tlp, 2);
@@ -691,7 +696,11 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(mr_txwin_rto(&w, 20 * US, 5 * US), 2 * MR_RTO_MIN_NS);
 }
 
-/* A timeout that would come before the probe is a probe first (RFC 8985). */
+/*
+ * The timeout never comes before the probe would (its floor is the PTO, ACK delay
+ * included), but it runs from progress and the probe from the last send: a timeout that
+ * comes first is a probe first (RFC 8985).
+ */
 static void test_probe_before_first_rto(void **state)
 {
 	struct mr_txwin w;
@@ -701,11 +710,14 @@ static void test_probe_before_first_rto(void **state)
 
 	(void)state;
 	mr_txwin_init(&w, 0, 7);
+	/* the test VM's two modes: srtt 80 us, rttvar settled at 2 us on the faster */
+	assert_int_equal(mr_txwin_rto(&w, 80 * US, 2 * US), mr_txwin_pto(80 * US, 2 * US));
+	assert_true(mr_txwin_rto(&w, 80 * US, 2 * US) > 80 * US + 4 * 2 * US + MR_ACK_DELAY_NS);
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);
-	mr_txwin_send(&w, 0, 0, 0, 0, 100);
-	rto = mr_txwin_rto(&w, 1000 * US, 100 * US);	/* 1.4 ms, before the 2 ms PTO */
-	assert_true(rto < pto);
-	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);
+	mr_txwin_send(&w, 500 * US, 0, 0, 0, 100);
+	rto = mr_txwin_rto(&w, 1000 * US, 100 * US);
+	assert_int_equal(rto, pto);			/* 2 x srtt + max_ack_delay */
+	assert_int_equal(mr_txwin_deadline(&w, pto, rto), rto);	/* not 500 us + pto */
 	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	assert_int_equal(probe, 1);
 	assert_int_equal(lost.n, 0);
@@ -758,10 +770,10 @@ static void test_spurious_rto(void **state)
 	assert_false(r.spurious_rto);
 	assert_int_equal(w.stat_spurious_rto, 1);
 	/* the floor doubles the next RTO on top of the backoff */
-	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), (200 * US) << 2);
+	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), RTO_200US << 2);
 	ack_list(4, NULL, 0, &a);
 	assert_int_equal(mr_txwin_ack(&w, rto + 30, &a, NULL, NULL, &r), 0);
-	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), (200 * US) << 1);
+	assert_int_equal(mr_txwin_rto(&w, 200 * US, 0), RTO_200US << 1);
 
 	/* an episode whose first echo names a retransmission repaired a real loss */
 	now = 10 * MR_NSEC_PER_MSEC;
@@ -879,7 +891,7 @@ static void test_rto_backoff_and_retry_limit(void **state)
 	mr_txwin_send(&w, 0, 0, 0, 0, 100);
 	for (i = 0; i < 3; i++) {
 		rto = mr_txwin_rto(&w, 200 * US, 0);
-		assert_int_equal(rto, (200 * US) << i);
+		assert_int_equal(rto, RTO_200US << i);
 		now += rto;
 		assert_int_equal(fire(&w, now, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_RTO);
 		assert_int_equal(w.retries, i + 1);

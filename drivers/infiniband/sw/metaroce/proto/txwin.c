@@ -385,7 +385,7 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
  * srtt excludes the time the receiver held its ACK, so the probe must also wait that long
  * (as RFC 8985 does with max_ack_delay): otherwise a sparse sender probes for packets whose
  * ACK is merely being delayed, and every such probe is spurious. Nor does it come before
- * srtt + 4 x rttvar, the bound the RTO trusts (as QUIC's PTO, RFC 9002): where RTTs vary,
+ * srtt + 4 x rttvar, RFC 6298's timeout (as QUIC's PTO, RFC 9002): where RTTs vary,
  * 2 x srtt passes while ACKs are still on their way, and each probe then costs a packet and
  * a wakeup for nothing.
  */
@@ -396,9 +396,16 @@ u64 mr_txwin_pto(u64 srtt_ns, u64 rttvar_ns)
 	return max_t(u64, wait + MR_ACK_DELAY_NS, MR_TLP_MIN_NS);
 }
 
+/*
+ * The timeout is the last resort, so it never comes before the probe would: srtt + 4 x
+ * rttvar alone leaves out the receiver's ACK delay, and where round trips vary (the
+ * test VM's come in two modes, rttvar settling on the faster) it passed while ACKs were
+ * still on their way, so that the first expiry's probe fired early and for nothing.
+ */
 u64 mr_txwin_rto(const struct mr_txwin *w, u64 srtt_ns, u64 rttvar_ns)
 {
-	u64 rto = srtt_ns ? max_t(u64, srtt_ns + 4 * rttvar_ns, MR_RTO_MIN_NS) : MR_RTO_INIT_NS;
+	u64 rto = srtt_ns ? max_t(u64, mr_txwin_pto(srtt_ns, rttvar_ns), MR_RTO_MIN_NS) :
+			    MR_RTO_INIT_NS;
 	unsigned int i;
 
 	for (i = 0; i < w->backoff + w->rto_shift && rto < MR_RTO_MAX_NS; i++)
@@ -444,11 +451,15 @@ static bool mr_txwin_tail(const struct mr_txwin *w, u32 *psn)
 	return false;
 }
 
-/* A tail-loss probe goes out now: count it and restart its clock. */
+/*
+ * A tail-loss probe goes out now: count it and restart its clock, and the timeout's: the
+ * probe's answer needs a round trip, and an RTO due meanwhile would be spurious.
+ */
 static enum mr_tx_timer mr_txwin_probe(struct mr_txwin *w, u64 now)
 {
 	w->tlp_cnt++;
 	w->tlp_base_ns = now;
+	w->rto_base_ns = now;
 	w->stat_tlp++;
 	return MR_TMR_TLP;
 }
@@ -468,10 +479,8 @@ enum mr_tx_timer mr_txwin_timer(struct mr_txwin *w, u64 now, u64 pto_ns, u64 rto
 		 * cwnd. The timeout restarts from the probe.
 		 */
 		if (!w->tlp_cnt && w->in_flight && pto_ns != MR_PTO_NONE &&
-		    mr_txwin_tail(w, probe_psn)) {
-			w->rto_base_ns = now;
+		    mr_txwin_tail(w, probe_psn))
 			return mr_txwin_probe(w, now);
-		}
 		if (w->retries < U8_MAX)
 			w->retries++;
 		/* As verbs: never before retry_cnt + 1 local ACK timeouts without progress. */
