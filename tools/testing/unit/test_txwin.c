@@ -54,10 +54,10 @@ static enum mr_tx_timer fire(struct mr_txwin *w, u64 now, u64 pto, u64 rto,
 	return mr_txwin_timer(w, now, pto, rto, log_lost, lost, probe);
 }
 
-/* A fresh window (200 us srtt) sends n packets at 0; its RTO fires. Returns the RTO. */
 /* The RTO of a steady 200 us round trip: the probe's 2 x srtt + max_ack_delay. */
 #define RTO_200US	(2 * 200 * US + MR_ACK_DELAY_NS)
 
+/* A fresh window (200 us srtt) sends n packets at 0; its RTO fires. Returns the RTO. */
 static u64 send_until_rto(struct mr_txwin *w, u32 n, struct lost_log *lost)
 {
 	u64 rto;
@@ -682,7 +682,8 @@ static void test_tail_loss_probe_then_rto(void **state)
 	assert_int_equal(probe, 12);	/* the tail */
 	mr_txwin_retransmit(&w, pto, probe, 1);
 	/* the probe restarted the timeout, which would otherwise come before its answer */
-	assert_int_equal(mr_txwin_timeout(&w, pto, rto), 2 * pto);
+	assert_int_equal(w.rto_base_ns, pto);
+	assert_int_equal(mr_txwin_timeout(&w, pto, rto), 2 * pto);	/* the second probe */
 	assert_int_equal(fire(&w, rto, pto, rto, &lost, &probe), MR_TMR_TLP);
 	mr_txwin_retransmit(&w, rto, probe, 2);
 	/* two probes, then only the RTO is left, from the second */
