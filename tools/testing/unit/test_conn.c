@@ -29,6 +29,7 @@ struct net_path {
 	u32	loss_ppm;	/* random loss, parts per million */
 	u32	ce_ppm;
 	u64	dead_from;	/* drops everything from this time; 0 = never */
+	bool	acks_dead;	/* drops every ACK B sends on it (B's route only) */
 };
 
 struct inflight {
@@ -51,6 +52,7 @@ struct world {
 	/* workload */
 	u32	nmsg;
 	u32	posted;
+	u32	max_out;		/* posted and not completed at most; 0: no limit */
 	u32	len[NMSG_MAX];
 	u8	stream[NMSG_MAX];
 	u8	op[NMSG_MAX];
@@ -109,7 +111,7 @@ static u8 pattern(u32 msg, u32 off)
 
 /* What each side's on_event hook saw (index: its QP number - 1), reset by world_init. */
 struct evlog {
-	u32	loss[MR_LOSS_RTO + 1];
+	u32	loss[MR_LOSS_PROBE + 1];
 	u32	retx[MR_LOSS_RTO + 1];
 	u32	probes;
 	u32	down, up;
@@ -129,7 +131,7 @@ static void on_event(void *arg, const struct mr_event *ev)
 	}
 	switch (ev->type) {
 	case MR_EV_LOSS:
-		if (ev->cause > MR_LOSS_RTO)
+		if (ev->cause > MR_LOSS_PROBE)
 			l->bad++;
 		else
 			l->loss[ev->cause]++;
@@ -268,7 +270,8 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	u32 hl;
 
 	w->sent_pkts++;
-	if (to == 0 && w->drop_b_acks && !w->b_closed && h->opcode == MR_OP_ACK) {
+	if (to == 0 && (p->acks_dead || (w->drop_b_acks && !w->b_closed)) &&
+	    h->opcode == MR_OP_ACK) {
 		w->drops++;
 		return;
 	}
@@ -488,7 +491,8 @@ static void host_post(struct world *w)
 			break;
 		w->posted_b++;
 	}
-	while (w->posted < w->nmsg) {
+	while (w->posted < w->nmsg &&
+	       (!w->max_out || w->posted - w->completed - w->errors < w->max_out)) {
 		u32 i = w->posted;
 		struct mr_send_wr wr = {
 			.cookie = i, .opcode = w->op[i], .stream = w->stream[i], .len = w->len[i],
@@ -540,6 +544,8 @@ static void run(struct world *w, u64 limit)
 			w->q[best] = w->q[--w->nq];
 		}
 		host_complete(w);
+		if (w->max_out)
+			host_post(w);	/* the next message, as a ping-pong posts it */
 		for (k = 0; k < (w->b_closed ? 1U : 2U); k++) {
 			host_tx(w, k);
 			d = mr_conn_deadline(w->c[k]);
@@ -671,6 +677,41 @@ static void test_dead_path_is_retired(void **state)
 	/* after retirement the dead path only gets probes: a small fraction of the load */
 	assert_true(w.c[0]->tx.path_seq[2] < w.c[0]->stats.tx_pkts / 8);
 	world_free(&w);
+}
+
+/*
+ * A sparse sender (one message at a time) has no later packets on a path to reveal a
+ * loss there: only its probes repair them. The probe's copy, answered first, is the
+ * evidence against the path (spec, "Tail-loss probe"); the ACK comes back on the path
+ * of the packet it echoes, so a route that loses only ACKs is found the same way.
+ */
+static void test_sparse_sender_retires_dead_path(void **state)
+{
+	static struct world w;
+	unsigned int acks_only;
+	u32 i;
+
+	(void)state;
+	for (acks_only = 0; acks_only < 2; acks_only++) {
+		world_init(&w, 5, 1, 4, 400);
+		w.max_out = 1;
+		for (i = 0; i < w.nmsg; i++)
+			w.len[i] = min_t(u32, w.len[i], 64);	/* one packet each */
+		if (acks_only)
+			w.path[2].acks_dead = true;
+		else
+			w.path[2].dead_from = 1;
+		run(&w, 1000 * 1000 * US);
+		assert_int_equal(w.completed, 400);
+		assert_int_equal(w.errors, 0);
+		check_events(w.c[0], &evlog[0]);
+		assert_false(w.c[0]->paths.p[2].up);
+		assert_int_equal(evlog[0].first_down, 2);
+		assert_true(evlog[0].loss[MR_LOSS_PROBE] >= MR_PATH_FAIL_LOSSES);
+		/* a quarter of the messages would wait for a probe for as long as it runs */
+		assert_true(w.c[0]->stats.tx_probes < 400 / 16);
+		world_free(&w);
+	}
 }
 
 /*
@@ -1508,6 +1549,55 @@ static void test_loss_retransmission_is_not_a_probe(void **state)
 }
 
 /*
+ * An ACK goes back on the path number of the packet it echoes (spec, "ACK generation"),
+ * so that the sender's view of a path covers our route too; when the sender shows it did
+ * not hear, the ACK goes once on every path instead.
+ */
+static void test_ack_path_follows_echo(void **state)
+{
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4096, .rkey = 1 };
+	struct mr_conn *a = conn_new(1, 2, 1, 4, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 4, 2000, 1000);
+	struct mr_tx_pkt tp[8];
+	struct mr_rx_res res;
+	struct mr_pkt ack;
+	u32 i, seen = 0, acks = 0;
+	u64 now = 0;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		wr.cookie = i;
+		assert_int_equal(mr_conn_post(a, &wr), 0);
+		assert_true(mr_conn_tx(a, now, &tp[i]));
+	}
+	/* delivered out of path order: each ACK follows its own packet's path */
+	for (i = 0; i < 8; i++) {
+		const struct mr_pkt *h = &tp[(i * 3) % 8].hdr;
+
+		assert_int_equal(hop(b, now + 10 * US, h, &res), MR_RXC_PLACE);
+		assert_true(mr_conn_ack_due(b, now + 10 * US));
+		mr_conn_build_ack(b, now + 10 * US, &ack);
+		assert_int_equal(ack.path, h->path);
+		assert_int_equal(ack.ack.echo_path, h->path);
+		seen |= 1U << h->path;
+	}
+	assert_int_equal(seen, 0xf);	/* the sender sprayed them over all four */
+	/* a duplicate: the sender did not hear; one ACK on each path in turn */
+	seen = 0;
+	assert_int_not_equal(hop(b, now + 20 * US, &tp[5].hdr, &res), MR_RXC_PLACE);
+	while (mr_conn_ack_due(b, now + 20 * US)) {
+		mr_conn_build_ack(b, now + 20 * US, &ack);
+		assert_false(seen & (1U << ack.path));
+		seen |= 1U << ack.path;
+		acks++;
+	}
+	assert_int_equal(acks, 4);
+	assert_int_equal(seen, 0xf);
+	free(a);
+	free(b);
+}
+
+/*
  * Timer precision (spec): the tail probe and the RTO are timeouts; an owed ACK and a
  * decided probe are firm deadlines. A probe is no evidence of loss (it fires whenever an
  * ACK is late); a verdict of the loss rules is, for MR_LOSS_QUIET_NS.
@@ -2042,6 +2132,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_random_loss_and_jitter),
 	cmocka_unit_test(test_random_loss_keeps_window),
 	cmocka_unit_test(test_dead_path_is_retired),
+	cmocka_unit_test(test_sparse_sender_retires_dead_path),
 	cmocka_unit_test(test_most_paths_dead_completes),
 	cmocka_unit_test(test_all_paths_dead_fails_with_retry_exceeded),
 	cmocka_unit_test(test_failure_waits_for_the_verbs_timeout),
@@ -2056,6 +2147,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_request_refused_after_acceptance),
 	cmocka_unit_test(test_response_timer),
 	cmocka_unit_test(test_loss_retransmission_is_not_a_probe),
+	cmocka_unit_test(test_ack_path_follows_echo),
 	cmocka_unit_test(test_timeouts_and_loss_quiet),
 	cmocka_unit_test(test_pacing_schedule_and_burst),
 	cmocka_unit_test(test_post_checks_and_rnr),

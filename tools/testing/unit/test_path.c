@@ -21,6 +21,15 @@ static void count_picks(struct mr_paths *ps, u64 now, u32 n, u32 *hist)
 		hist[mr_paths_pick(ps, now)]++;
 }
 
+
+/* Send MR_PATH_PROBE_GAP packets when no probe is due: the next due probe may go. */
+static void gap(struct mr_paths *ps, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < MR_PATH_PROBE_GAP; i++)
+		assert_true(ps->p[mr_paths_pick(ps, now)].up);
+}
 static void test_rtt_estimator(void **state)
 {
 	struct mr_rtt r = { 0 };
@@ -161,6 +170,77 @@ static void test_loss_retires_and_probe_recovers(void **state)
 	assert_int_equal(ps.p[1].probe_ival_ns, MR_PATH_PROBE_NS);
 	count_picks(&ps, now, 3 * 1024 + 272, hist);
 	assert_int_equal(hist[1], 272);
+}
+
+/*
+ * A probe that nothing answers or declares lost (a retransmission overtaken by another
+ * copy of its packet) fails once its interval has passed: the path is probed again,
+ * later, instead of staying retired for good.
+ */
+static void test_unanswered_probe_fails(void **state)
+{
+	struct mr_paths ps;
+	u64 now = 0;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, now, 3);
+	assert_false(ps.p[3].up);
+	now += MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 3);
+	assert_true(ps.p[3].probing);
+	/* within its interval it is still awaited: no second probe */
+	for (i = 0; i < 8; i++)
+		assert_int_not_equal(mr_paths_pick(&ps, now + MR_PATH_PROBE_NS - 1), 3);
+	/* then it failed; the next waits twice as long */
+	now += MR_PATH_PROBE_NS;
+	assert_int_not_equal(mr_paths_pick(&ps, now), 3);
+	assert_false(ps.p[3].probing);
+	assert_int_equal(ps.p[3].probe_ival_ns, 2 * MR_PATH_PROBE_NS);
+	gap(&ps, now);
+	now += 2 * MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 3);
+	/* a packet sent before this probe, acknowledged now, answers nothing */
+	mr_paths_on_acked(&ps, 3, now - 1);
+	assert_false(ps.p[3].up);
+	mr_paths_on_acked(&ps, 3, now);
+	assert_true(ps.p[3].up);
+}
+
+/*
+ * Losses that tail-loss probes found (a sparse sender's only kind) retire a path as
+ * verdicts do, and a retired path's lost probe backs off the same, but they leave the
+ * weights alone: where loss is random they skewed the spray.
+ */
+static void test_probe_losses_retire_without_shedding(void **state)
+{
+	struct mr_paths ps;
+	u32 i;
+	u64 now = 0;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
+		mr_paths_on_probe_loss(&ps, now, 2);
+	assert_true(ps.p[2].up);
+	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
+	assert_int_equal(ps.p[2].losses, MR_PATH_FAIL_LOSSES - 1);
+	mr_paths_on_probe_loss(&ps, now, 2);
+	assert_false(ps.p[2].up);
+	now += MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 2);
+	mr_paths_on_probe_loss(&ps, now, 2);
+	assert_false(ps.p[2].probing);
+	assert_int_equal(ps.p[2].probe_ival_ns, 2 * MR_PATH_PROBE_NS);
+	/* random loss on every path, found by probes: none retired, none shed */
+	mr_paths_init(&ps, 8);
+	for (i = 0; i < 64; i++)
+		mr_paths_on_probe_loss(&ps, now, i % 8);
+	assert_int_equal(mr_paths_up(&ps), 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(ps.p[i].weight, MR_PATH_W_MAX);
 }
 
 /*
@@ -375,11 +455,46 @@ static void test_probe_backoff_is_capped(void **state)
 	mr_paths_retire(&ps, now, 0);
 	mr_paths_retire(&ps, now, 0);	/* idempotent */
 	for (i = 0; i < 20; i++) {
+		gap(&ps, now);
 		now = ps.p[0].probe_at_ns;
 		assert_int_equal(mr_paths_pick(&ps, now), 0);
 		mr_paths_on_loss(&ps, now, 0);
 	}
 	assert_int_equal(ps.p[0].probe_ival_ns, MR_PATH_PROBE_MAX_NS);
+}
+
+/*
+ * However many retired paths are due, a probe goes at most once in MR_PATH_PROBE_GAP
+ * packets: each costs a sparse sender a tail-loss probe's wait when its path is dead.
+ */
+static void test_probes_are_spaced(void **state)
+{
+	struct mr_paths ps;
+	u64 now = MR_PATH_PROBE_NS;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	mr_paths_retire(&ps, 0, 1);
+	mr_paths_retire(&ps, 0, 2);
+	mr_paths_retire(&ps, 0, 3);
+	/* the first goes at once */
+	assert_int_equal(mr_paths_pick(&ps, now), 1);
+	/* the others wait their turn behind MR_PATH_PROBE_GAP packets each */
+	for (i = 0; i < MR_PATH_PROBE_GAP; i++)
+		assert_int_equal(mr_paths_pick(&ps, now), 0);
+	assert_int_equal(mr_paths_pick(&ps, now), 2);
+	assert_true(ps.p[3].probe_at_ns <= now && !ps.p[3].probing);
+	/* retransmissions count, and probe too (lost on path 1: the healthiest is 0) */
+	for (i = 0; i < MR_PATH_PROBE_GAP; i++)
+		assert_int_equal(mr_paths_pick_retx(&ps, now, 1), 0);
+	assert_int_equal(mr_paths_pick_retx(&ps, now, 1), 3);
+
+	/* the longest due goes first, whatever its number */
+	mr_paths_init(&ps, 4);
+	mr_paths_retire(&ps, 2 * US, 1);
+	mr_paths_retire(&ps, 1 * US, 3);
+	assert_int_equal(mr_paths_pick(&ps, now + 2 * US), 3);
 }
 
 static void test_all_paths_down_round_robin(void **state)
@@ -430,6 +545,57 @@ static void test_retransmit_goes_elsewhere(void **state)
 	assert_false(ps.p[2].probing);
 }
 
+/*
+ * A tail-loss probe is a ping-pong's only repair before the timeout: it takes the
+ * healthiest other up path even when a retired path's probe is due, and the probe waits.
+ */
+static void test_tail_probe_never_probes(void **state)
+{
+	struct mr_paths ps;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	mr_paths_on_echo(&ps, 0, 30 * US, false);
+	mr_paths_on_echo(&ps, 1, 10 * US, false);
+	mr_paths_on_echo(&ps, 2, 20 * US, false);
+	mr_paths_retire(&ps, 0, 3);
+	assert_int_equal(mr_paths_pick_tlp(&ps, MR_PATH_PROBE_NS, 1), 2);
+	assert_false(ps.p[3].probing);
+	assert_int_equal(mr_paths_pick_tlp(&ps, MR_PATH_PROBE_NS, 0), 1);
+	/* the next new packet still probes it */
+	assert_int_equal(mr_paths_pick(&ps, MR_PATH_PROBE_NS), 3);
+	/* the only up path is the one it left: back there rather than nowhere */
+	mr_paths_init(&ps, 2);
+	mr_paths_retire(&ps, 0, 1);
+	assert_int_equal(mr_paths_pick_tlp(&ps, 0, 0), 0);
+}
+
+/*
+ * An ACK goes on our path of the echoed packet's number, or the next up one after it:
+ * never on a path our own data found dead.
+ */
+static void test_ack_path(void **state)
+{
+	struct mr_paths ps;
+	u8 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mr_paths_pick_ack(&ps, i), i);
+	/* a peer with more paths than ours: wrapped */
+	assert_int_equal(mr_paths_pick_ack(&ps, 6), 2);
+	mr_paths_retire(&ps, 0, 1);
+	mr_paths_retire(&ps, 0, 2);
+	assert_int_equal(mr_paths_pick_ack(&ps, 1), 3);
+	assert_int_equal(mr_paths_pick_ack(&ps, 2), 3);
+	mr_paths_retire(&ps, 0, 3);
+	assert_int_equal(mr_paths_pick_ack(&ps, 2), 0);
+	/* none up: the echoed number, as if all were */
+	mr_paths_retire(&ps, 0, 0);
+	assert_int_equal(mr_paths_pick_ack(&ps, 2), 2);
+}
+
 static void test_reorder_window(void **state)
 {
 	struct mr_paths ps;
@@ -471,14 +637,19 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_moves_load),
 	cmocka_unit_test(test_slow_path_sheds_load),
 	cmocka_unit_test(test_loss_retires_and_probe_recovers),
+	cmocka_unit_test(test_probe_losses_retire_without_shedding),
+	cmocka_unit_test(test_unanswered_probe_fails),
 	cmocka_unit_test(test_probe_acked_without_echo_revives),
 	cmocka_unit_test(test_shared_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_rare_echoes_retires_no_path),
 	cmocka_unit_test(test_rto_retires_only_worse_paths),
 	cmocka_unit_test(test_probe_backoff_is_capped),
+	cmocka_unit_test(test_probes_are_spaced),
 	cmocka_unit_test(test_all_paths_down_round_robin),
 	cmocka_unit_test(test_retransmit_goes_elsewhere),
+	cmocka_unit_test(test_tail_probe_never_probes),
+	cmocka_unit_test(test_ack_path),
 	cmocka_unit_test(test_reorder_window),
 };
 

@@ -740,6 +740,68 @@ static void test_probe_before_first_rto(void **state)
 }
 
 /*
+ * The first ACK of a probed packet echoes the probe's copy: the original, sent on its
+ * first path, was lost (or its ACK was). Not when the original is echoed, nor for a copy
+ * of a packet the loss rules had declared lost (counted then), nor once two copies went.
+ */
+static void test_probe_copy_answered_first(void **state)
+{
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct mr_txwin w;
+	u32 psn;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	mr_txwin_send(&w, 0, 1, 0, 0, 100);		/* PSN 0 on path 1 */
+	mr_txwin_retransmit(&w, 100 * US, 0, 2);	/* its probe, on path 2 */
+	ack_list(1, NULL, 0, &a);
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 150 * US, &a, NULL, NULL, &r), 0);
+	assert_true(r.probe_found_loss);
+	assert_int_equal(r.probe_lost_path, 1);
+	assert_int_equal(r.probe_lost_psn, 0);
+
+	/* the original echoed: the probe was early, nothing was lost */
+	mr_txwin_send(&w, 200 * US, 1, 0, 0, 100);	/* PSN 1 */
+	mr_txwin_retransmit(&w, 300 * US, 1, 2);
+	ack_list(2, NULL, 0, &a);
+	assert_int_equal(mr_txwin_ack(&w, 350 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.probe_found_loss);
+
+	/* declared lost by a NAK or the loss rules, then resent: already counted */
+	mr_txwin_send(&w, 400 * US, 1, 0, 0, 100);	/* PSN 2 */
+	assert_true(mr_txwin_mark_lost(&w, 2));
+	assert_true(mr_txwin_next_lost(&w, &psn));
+	mr_txwin_retransmit(&w, 500 * US, psn, 2);
+	ack_list(3, NULL, 0, &a);
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 550 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.probe_found_loss);
+
+	/* two probes: which copy arrived says nothing about the original */
+	mr_txwin_send(&w, 600 * US, 1, 0, 0, 100);	/* PSN 3 */
+	mr_txwin_retransmit(&w, 700 * US, 3, 2);
+	mr_txwin_retransmit(&w, 800 * US, 3, 0);
+	ack_list(4, NULL, 0, &a);
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 850 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.probe_found_loss);
+
+	/* acknowledged without its echo: no evidence either way */
+	mr_txwin_send(&w, 900 * US, 1, 0, 0, 100);	/* PSN 4 */
+	mr_txwin_send(&w, 900 * US, 3, 0, 0, 100);	/* PSN 5 */
+	mr_txwin_retransmit(&w, 1000 * US, 4, 2);
+	psn = 5;
+	ack_list(6, &psn, 0, &a);
+	a.echo_psn = 5;
+	a.echo_flags = MR_ECHO_RETX;
+	assert_int_equal(mr_txwin_ack(&w, 1050 * US, &a, NULL, NULL, &r), 0);
+	assert_false(r.probe_found_loss);
+	assert_int_equal(w.una, 6);
+}
+
+/*
  * A stalled host: every packet arrived, the ACKs came after the RTO. The echo of an
  * original that the RTO declared lost proves the timeout spurious, once per episode;
  * each raises the RTO floor, which calm lowers again.
@@ -938,6 +1000,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),
 	cmocka_unit_test(test_probe_before_first_rto),
+	cmocka_unit_test(test_probe_copy_answered_first),
 	cmocka_unit_test(test_spurious_rto),
 	cmocka_unit_test(test_late_ack_after_rto),
 	cmocka_unit_test(test_rto_backoff_and_retry_limit),

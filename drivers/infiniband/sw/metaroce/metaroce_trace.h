@@ -22,6 +22,7 @@
 			 { MR_LOSS_ACK, "ack" },		\
 			 { MR_LOSS_NAK, "rnr" },		\
 			 { MR_LOSS_RTO, "timeout" },		\
+			 { MR_LOSS_PROBE, "probe" },		\
 			 { MR_RETX_PROBE, "probe" })
 
 DECLARE_EVENT_CLASS(metaroce_pkt_class,

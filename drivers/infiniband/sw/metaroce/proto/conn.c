@@ -279,13 +279,16 @@ static void mr_conn_fill_out(const struct mr_sendmsg *m, u32 moff, struct mr_tx_
 	}
 }
 
-/*
- * Fill out for a retransmission (or probe) of psn; false if it is no longer outstanding.
- * spread: on the path a new packet would take rather than the healthiest other one, so
- * that copies sent one after another take different paths.
- */
-static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool spread,
-			   struct mr_tx_pkt *out)
+/* Which path a copy of a packet takes (mr_conn_resend). */
+enum mr_resend_path {
+	MR_RESEND_RETX,		/* another than the one that lost it; may probe a retired one */
+	MR_RESEND_TLP,		/* the healthiest other up path: never a probe */
+	MR_RESEND_SPREAD,	/* where a new packet goes: copies in a row differ */
+};
+
+/* Fill out for a retransmission (or probe) of psn; false if it is no longer outstanding. */
+static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags,
+			   enum mr_resend_path how, struct mr_tx_pkt *out)
 {
 	const struct mr_txpkt *p = mr_txwin_pkt(&c->tx, psn);
 	const struct mr_sendmsg *m;
@@ -296,9 +299,12 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags, bool 
 		return false;
 	cause = p->state == MR_TXP_LOST ? p->lost_cause : MR_RETX_PROBE;
 	m = mr_conn_msg(c, p->msg);
-	/* Another path than the one that lost it, preferably a healthy one; or the next. */
-	path = spread ? mr_paths_pick(&c->paths, now) :
-			mr_paths_pick_retx(&c->paths, now, p->path);
+	if (how == MR_RESEND_SPREAD)
+		path = mr_paths_pick(&c->paths, now);
+	else if (how == MR_RESEND_TLP)
+		path = mr_paths_pick_tlp(&c->paths, now, p->path);
+	else
+		path = mr_paths_pick_retx(&c->paths, now, p->path);
 	mr_txwin_retransmit(&c->tx, now, psn, path);
 	c->paths.p[path].stat_retx++;
 	mr_conn_hdr(c, m, psn, p->moff, p->len, path, &out->hdr);
@@ -493,14 +499,14 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 
 	if (c->probe_pending) {
 		c->probe_pending = false;
-		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, false, out);
+		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, MR_RESEND_TLP, out);
 		if (sent)
 			c->stats.tx_probes++;
 	}
 	if (!sent && c->rsp_probe_pending)
 		sent = mr_conn_rsp_probe(c, now, out);
 	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn)) {
-		sent = mr_conn_resend(c, now, psn, 0, false, out);
+		sent = mr_conn_resend(c, now, psn, 0, MR_RESEND_RETX, out);
 		if (sent)
 			c->stats.tx_retx++;
 	}
@@ -512,7 +518,7 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	 */
 	while (!sent && c->rto_copies) {
 		c->rto_copies--;
-		sent = mr_conn_resend(c, now, c->tx.una, MR_F_AR, true, out);
+		sent = mr_conn_resend(c, now, c->tx.una, MR_F_AR, MR_RESEND_SPREAD, out);
 		if (sent)
 			c->stats.tx_probes++;
 	}
@@ -642,6 +648,16 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	}
 	if (res.spurious_rto)
 		mr_cc_undo_rto(&c->cc);
+	if (res.probe_found_loss) {
+		/*
+		 * Evidence against the original's path (spec, "Tail-loss probe"), but no
+		 * congestion verdict, which needs the original's send time (the copy
+		 * replaced it), and not the loss rules' verdict that ends a quiet spell.
+		 */
+		mr_conn_event(c, MR_EV_LOSS, MR_LOSS_PROBE, res.probe_lost_path,
+			      res.probe_lost_psn);
+		mr_paths_on_probe_loss(&c->paths, now, res.probe_lost_path);
+	}
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
 	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), !mr_conn_has_new(c),
@@ -830,7 +846,7 @@ static void mr_conn_ack_spread(struct mr_conn *c, u64 now)
 	if (c->cfg.n_paths < 2 || c->ack_copies ||
 	    (c->ack_spread_ns && now - c->ack_spread_ns < MR_RTO_MIN_NS))
 		return;
-	c->ack_copies = c->cfg.n_paths - 1;
+	c->ack_copies = c->cfg.n_paths;
 	c->ack_spread_ns = now;
 }
 
@@ -1187,9 +1203,17 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	ack->dqpn = c->cfg.peer_qpn;
 	ack->ctok = c->cfg.local_ctok;	/* the acknowledged direction's token */
 	ack->hdrlen = MR_HDR_ACK;
-	/* ACKs are spread over our paths too, in turn; they are not sequenced. */
-	ack->path = c->ack_rr;
-	c->ack_rr = (c->ack_rr + 1) % c->cfg.n_paths;
+	/*
+	 * Back on the echoed packet's path number, or the next of ours that is up, so that
+	 * the sender's verdict on a path covers our route too (spec, "ACK generation"); a
+	 * spread goes on each in turn.
+	 */
+	if (c->ack_copies) {
+		ack->path = c->ack_rr;
+		c->ack_rr = (c->ack_rr + 1) % c->cfg.n_paths;
+	} else {
+		ack->path = mr_paths_pick_ack(&c->paths, c->echo_path);
+	}
 	ack->ack.cack = c->rx.cack;
 	ack->ack.echo_psn = c->echo_psn;
 	ack->ack.echo_path = c->echo_path;
@@ -1206,10 +1230,8 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	c->ack_due_ns = 0;
 	c->unacked = 0;
 	c->stats.acks_sent++;
-	if (c->ack_copies) {
-		c->ack_copies--;
+	if (c->ack_copies && --c->ack_copies)
 		c->ack_now = true;
-	}
 }
 
 u64 mr_conn_firm_deadline(const struct mr_conn *c)

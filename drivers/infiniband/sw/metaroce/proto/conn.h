@@ -297,8 +297,8 @@ struct mr_conn {
 	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */
 	u32	share_epoch;	/* our marker in cfg.share */
 	u8	deliver_rr;
-	u8	ack_rr;		/* path of the next ACK */
-	u8	ack_copies;	/* the next ACKs repeat on the following paths */
+	u8	ack_rr;		/* path of the next ACK of a spread */
+	u8	ack_copies;	/* ACKs of a spread still to send, one per path in turn */
 	u64	ack_spread_ns;	/* when ACKs last went out on every path */
 	u8	rx_mode;	/* enum mr_rx_mode */
 	/* RC: the lowest RMSN not delivered; bit r % MR_RMSN_WIN: RMSN r delivered */

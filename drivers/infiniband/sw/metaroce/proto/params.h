@@ -58,5 +58,6 @@
 #define MR_PATH_SLOW_FACTOR	3	/* srtt above this many times the fastest: shed load */
 #define MR_PATH_PROBE_NS	(1 * MR_NSEC_PER_MSEC)
 #define MR_PATH_PROBE_MAX_NS	(64 * MR_NSEC_PER_MSEC)
+#define MR_PATH_PROBE_GAP	64	/* packets sent between two probes, at least */
 
 #endif /* _METAROCE_PROTO_PARAMS_H */

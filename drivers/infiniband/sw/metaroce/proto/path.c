@@ -30,6 +30,7 @@ void mr_paths_init(struct mr_paths *ps, u8 n)
 
 	memset(ps, 0, sizeof(*ps));
 	ps->n = clamp_t(u8, n, 1, MR_MAX_PATHS);
+	ps->since_probe = MR_PATH_PROBE_GAP;
 	for (i = 0; i < ps->n; i++) {
 		ps->p[i].up = true;
 		ps->p[i].weight = MR_PATH_W_MAX;
@@ -190,7 +191,15 @@ void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding)
 			mr_paths_retire(ps, now, i);
 }
 
-void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
+/* A retired path's probe failed: wait longer before the next one. */
+static void mr_path_probe_failed(struct mr_path *p, u64 now)
+{
+	p->probing = false;
+	p->probe_ival_ns = min_t(u64, p->probe_ival_ns * 2, MR_PATH_PROBE_MAX_NS);
+	p->probe_at_ns = now + p->probe_ival_ns;
+}
+
+static void mr_path_lost(struct mr_paths *ps, u64 now, u8 path, bool shed)
 {
 	struct mr_path *p;
 
@@ -200,19 +209,30 @@ void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
 	p->losses++;
 	p->loss_rate += (MR_FP_ONE - p->loss_rate) >> MR_PATH_LOSS_SHIFT;
 	if (!p->up) {
-		/* The probe was lost: wait longer before the next one. */
-		if (p->probing) {
-			p->probing = false;
-			p->probe_ival_ns = min_t(u64, p->probe_ival_ns * 2, MR_PATH_PROBE_MAX_NS);
-			p->probe_at_ns = now + p->probe_ival_ns;
-		}
+		if (p->probing)
+			mr_path_probe_failed(p, now);
 		return;
 	}
-	p->weight = max_t(u32, p->weight / 2, MR_PATH_W_MIN);
+	if (shed)
+		p->weight = max_t(u32, p->weight / 2, MR_PATH_W_MIN);
 	if (p->consec_losses < U8_MAX)
 		p->consec_losses++;
 	if (p->consec_losses >= MR_PATH_FAIL_LOSSES && mr_path_worst(ps, path))
 		mr_paths_retire(ps, now, path);
+}
+
+void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
+{
+	mr_path_lost(ps, now, path, true);
+}
+
+/*
+ * Towards retiring the path, not against its weight: a sparse sender's weights hardly
+ * matter, and where loss is random these verdicts (lost ACKs count too) skewed the spray.
+ */
+void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path)
+{
+	mr_path_lost(ps, now, path, false);
 }
 
 unsigned int mr_paths_up(const struct mr_paths *ps)
@@ -224,20 +244,42 @@ unsigned int mr_paths_up(const struct mr_paths *ps)
 	return n;
 }
 
-/* A retired path whose probe is due, or -1. */
+/* A retired path whose probe is due, or -1. Called once for each packet sent. */
 static int mr_paths_probe_due(struct mr_paths *ps, u64 now)
 {
 	unsigned int i;
+	int due = -1;
 
 	for (i = 0; i < ps->n; i++) {
 		struct mr_path *p = &ps->p[i];
 
-		if (!p->up && !p->probing && now >= p->probe_at_ns) {
-			p->probing = true;
-			return i;
-		}
+		/*
+		 * Neither answered nor declared lost within its interval: failed. A probe
+		 * that is a retransmission can be overtaken by another copy of its packet,
+		 * whose answer settles the packet and says nothing about this path.
+		 */
+		if (!p->up && p->probing && now - p->probe_at_ns >= p->probe_ival_ns)
+			mr_path_probe_failed(p, now);
+		/* The longest due first: dead paths at the longest interval starve no one. */
+		if (!p->up && !p->probing && now >= p->probe_at_ns &&
+		    (due < 0 || p->probe_at_ns < ps->p[due].probe_at_ns))
+			due = i;
 	}
-	return -1;
+	/*
+	 * A probe of a dead path costs a sparse sender (one message in flight) the wait
+	 * for a tail-loss probe, and with many retired paths and short intervals nearly
+	 * every message of a slow ping-pong became a probe: at most one in
+	 * MR_PATH_PROBE_GAP packets, however many paths are due.
+	 */
+	if (due < 0 || ps->since_probe < MR_PATH_PROBE_GAP) {
+		if (ps->since_probe < MR_PATH_PROBE_GAP)
+			ps->since_probe++;
+		return -1;
+	}
+	ps->since_probe = 0;
+	ps->p[due].probing = true;
+	ps->p[due].probe_at_ns = now;	/* when it went: only later packets answer it */
+	return due;
 }
 
 /* Smooth weighted round-robin over up paths, skipping avoid (or -1). */
@@ -277,24 +319,17 @@ u8 mr_paths_pick(struct mr_paths *ps, u64 now)
 	return i;
 }
 
-u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
+/* The healthiest up path other than avoid: highest weight, then lowest smoothed RTT. */
+static int mr_paths_healthiest(const struct mr_paths *ps, int avoid)
 {
-	int probe = mr_paths_probe_due(ps, now);
 	unsigned int i;
 	int best = -1;
 
-	/* A retransmission is a good probe: it is wanted whether or not the path works. */
-	if (probe >= 0 && probe != avoid)
-		return probe;
-	if (probe >= 0)
-		ps->p[probe].probing = false;
-
-	/* The healthiest other path: highest weight, then lowest smoothed RTT. */
 	for (i = 0; i < ps->n; i++) {
 		const struct mr_path *p = &ps->p[i];
 		const struct mr_path *b;
 
-		if (!p->up || i == avoid)
+		if (!p->up || (int)i == avoid)
 			continue;
 		if (best < 0) {
 			best = i;
@@ -305,9 +340,39 @@ u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
 		    (p->weight == b->weight && p->rtt.srtt < b->rtt.srtt))
 			best = i;
 	}
-	if (best >= 0)
-		return best;
-	return mr_paths_pick(ps, now);
+	return best;
+}
+
+u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid)
+{
+	int probe = mr_paths_probe_due(ps, now);
+	int best;
+
+	/* A retransmission is a good probe: it is wanted whether or not the path works. */
+	if (probe >= 0 && probe != avoid)
+		return probe;
+	if (probe >= 0)
+		ps->p[probe].probing = false;
+	best = mr_paths_healthiest(ps, avoid);
+	return best >= 0 ? best : mr_paths_pick(ps, now);
+}
+
+u8 mr_paths_pick_tlp(struct mr_paths *ps, u64 now, u8 avoid)
+{
+	int best = mr_paths_healthiest(ps, avoid);
+
+	return best >= 0 ? best : mr_paths_pick(ps, now);
+}
+
+u8 mr_paths_pick_ack(const struct mr_paths *ps, u8 path)
+{
+	unsigned int i;
+
+	path %= ps->n;
+	for (i = 0; i < ps->n; i++)
+		if (ps->p[(path + i) % ps->n].up)
+			return (path + i) % ps->n;
+	return path;
 }
 
 /*

@@ -46,6 +46,7 @@ typedef void (*mr_path_change_fn)(void *arg, u8 path, bool up);
 struct mr_paths {
 	u8	n;
 	u8	rr;		/* round-robin cursor when no path is up */
+	u16	since_probe;	/* packets sent since the last probe, up to MR_PATH_PROBE_GAP */
 	struct mr_rtt conn;	/* over all paths: drives RTO and PTO */
 	struct mr_path p[MR_MAX_PATHS];
 	u64	stat_retired;	/* paths taken out of service */
@@ -61,6 +62,8 @@ void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce);
 void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns);
 /* A packet sent on path was declared lost. */
 void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
+/* A packet sent on path was found lost by a tail-loss probe's copy, answered first. */
+void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path);
 /* Take path out of service. */
 void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path);
 /*
@@ -73,6 +76,18 @@ void mr_paths_on_rto(struct mr_paths *ps, u64 now, u64 outstanding);
 u8 mr_paths_pick(struct mr_paths *ps, u64 now);
 /* Path for a retransmission of a packet lost on path avoid. */
 u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid);
+/*
+ * Path for a tail-loss probe of a packet last sent on path avoid: the healthiest other
+ * up path, never a retired one. A ping-pong's probe is all that stands between a lost
+ * packet and the RTO.
+ */
+u8 mr_paths_pick_tlp(struct mr_paths *ps, u64 now, u8 avoid);
+/*
+ * Path for an ACK of a packet the peer sent on its path number path: ours of that
+ * number, or the next up one after it. The peer's verdict on its path then covers the
+ * way its ACKs come back, and our own verdicts keep them off the paths we retired.
+ */
+u8 mr_paths_pick_ack(const struct mr_paths *ps, u8 path);
 /* Reorder window for loss detection: tolerate the measured RTT spread between paths. */
 u64 mr_paths_reo_wnd(const struct mr_paths *ps);
 unsigned int mr_paths_up(const struct mr_paths *ps);

@@ -45,12 +45,14 @@ u32 mr_txwin_send(struct mr_txwin *w, u64 now, u8 path, u8 stream, u32 msn, u16 
 	mr_txwin_arm_idle(w, now);
 	p->sent_ns = now;
 	p->path = path;
+	p->first_path = path;
 	p->path_seq = w->path_seq[path]++;
 	p->stream = stream;
 	p->msn = msn;
 	p->len = len;
 	p->state = MR_TXP_INFLIGHT;
 	p->nretx = 0;
+	p->probed = false;
 	p->moff = 0;
 	p->msg = 0;
 	w->in_flight++;
@@ -70,6 +72,9 @@ void mr_txwin_retransmit(struct mr_txwin *w, u64 now, u32 psn, u8 path)
 	} else if (p->state != MR_TXP_INFLIGHT) {
 		return;
 	}
+	/* Sent again while in flight, not declared lost: a tail-loss probe. */
+	if (!p->nretx)
+		p->probed = p->state == MR_TXP_INFLIGHT;
 	p->state = MR_TXP_INFLIGHT;
 	p->sent_ns = now;
 	p->path = path;
@@ -224,6 +229,16 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 	}
 	if (echoed)
 		res->echo_acked = true;
+	/*
+	 * The first ACK of a probed packet echoes the probe's copy: the original had not
+	 * arrived, though it had the whole probe timeout and the copy's trip to do so. It
+	 * was lost, or its path is that slow: the only sign of either a sparse sender gets.
+	 */
+	if (echoed && p->probed && p->nretx == 1 && (ack->echo_flags & MR_ECHO_RETX)) {
+		res->probe_found_loss = true;
+		res->probe_lost_path = p->first_path;
+		res->probe_lost_psn = psn;
+	}
 
 	if (unambiguous) {
 		u64 rtt = now > p->sent_ns ? now - p->sent_ns : 0;

@@ -20,6 +20,7 @@ enum mr_loss_cause {
 	MR_LOSS_ACK = 0,	/* ACK-driven detection: same-path distance or reorder time */
 	MR_LOSS_NAK,		/* the receiver refused it (RNR) */
 	MR_LOSS_RTO,		/* retransmission timeout */
+	MR_LOSS_PROBE,		/* a tail-loss probe's copy arrived first (an event only) */
 };
 
 enum mr_txp_state {
@@ -37,11 +38,13 @@ struct mr_txpkt {
 	u16	msg;		/* owner's bookkeeping: send queue slot */
 	u16	len;
 	u8	path;
+	u8	first_path;	/* path of the original transmission */
 	u8	stream;
 	u8	state;		/* enum mr_txp_state */
 	u8	nretx;
 	u8	lost_cause;	/* enum mr_loss_cause of the last loss (once nretx or LOST) */
 	bool	lost_stalled;	/* that loss was a stalled sender's verdict (mr_txwin_detect) */
+	bool	probed;		/* first resent while in flight: by a tail-loss probe */
 };
 
 struct mr_txwin {
@@ -96,6 +99,9 @@ struct mr_txack_res {
 	bool	spurious_rto;	/* the last RTO was spurious: undo its window cut */
 	bool	echo_rtt_valid;	/* the echoed packet gave an unambiguous RTT sample */
 	u64	echo_rtt_ns;	/* minus the receiver's ack_delay */
+	bool	probe_found_loss; /* the echo was a probe's copy: the original was lost */
+	u8	probe_lost_path;  /* ... on this path */
+	u32	probe_lost_psn;
 };
 
 typedef void (*mr_txpkt_fn)(void *arg, u32 psn, const struct mr_txpkt *p);
