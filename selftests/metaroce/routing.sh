@@ -22,6 +22,11 @@
 #    turns into a black hole under the stream (routing does not notice), the connection
 #    moves its traffic to the paths through the other and the stream completes: the spine
 #    that carried less of it, and the one that carried more.
+#  - a ping-pong (ib_write_lat: one message in flight each way) while one spine drops the
+#    UDP packets from c to d (ARP still passes: the other way works): only tail-loss
+#    probes find c's writes lost there, and their answers retire those paths at c, whose
+#    ACKs then keep off them too; few round trips need a probe (before, every path kept
+#    its share for good, and c's ACKs went on all of them: about half the round trips did).
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -35,7 +40,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 5
+ktap_plan 6
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -277,5 +282,53 @@ ktap_check "ECMP: a stream spreads over both spines and outlives the lesser one"
 	spine_dies less 10.2.1.1 10.2.6.2
 ktap_check "ECMP: a stream outlives the spine that carried most of it" \
 	spine_dies more 10.2.1.1 10.2.6.2
+
+# drop_udp NODE IF: NODE drops the IPv4 UDP packets it would send out of IF, nothing else
+# (a spine that loses traffic one way: ARP still passes, so the other way keeps working).
+drop_udp() {
+	modprobe -a sch_prio cls_u32 act_gact &&
+		on "$1" tc qdisc replace dev "$2" root handle 1: prio &&
+		on "$1" tc filter add dev "$2" parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff action drop
+}
+
+# pingpong_one_way_dead: r4 drops the UDP packets it would send to rd (c to d), not the
+# other way; ib_write_lat from c to d. About half of c's paths go through r4 (2^-16 odds
+# that all sixteen do): its writes and its ACKs of d's writes die there, until c retires
+# them.
+pingpong_one_way_dead() {
+	local n=20000 port gc gd pc pd c0 d0 pid pids=() rc=0
+	gc=$(gid_index mrc 10.2.1.1) && gd=$(gid_index mrd 10.2.6.2) || return
+	drop_udp r4 eth1 || return
+	pc=$(counter mrc retrans_probe) pd=$(counter mrd retrans_probe)
+	c0=$(counter mrc path_changes) d0=$(counter mrd path_changes)
+	port=$(next_port)
+	on_bg d timeout 90 ib_write_lat -d mrd -x "$gd" -p "$port" -F -n "$n" \
+		>/tmp/routing-dst.$$ 2>&1
+	pids=($!)
+	if wait_listen d "$port" "${pids[0]}"; then
+		on_bg c timeout 90 ib_write_lat -d mrc -x "$gc" -p "$port" -F -n "$n" 10.2.7.2 \
+			>/tmp/routing-src.$$ 2>&1
+		pids+=($!)
+	else
+		rc=1
+	fi
+	for pid in "${pids[@]}"; do
+		wait "$pid" || rc=1
+	done
+	pc=$(($(counter mrc retrans_probe) - pc)) pd=$(($(counter mrd retrans_probe) - pd))
+	on r4 tc qdisc del dev eth1 root || rc=1
+	if [ "$rc" -ne 0 ]; then
+		sed 's/^/# client: /' /tmp/routing-src.$$
+		sed 's/^/# server: /' /tmp/routing-dst.$$
+	fi
+	rm -f /tmp/routing-src.$$ /tmp/routing-dst.$$
+	echo "# tail-loss probes in $n round trips, r4 dropping c to d: c $pc, d $pd;" \
+		"path changes c $(($(counter mrc path_changes) - c0))," \
+		"d $(($(counter mrd path_changes) - d0))" >&2
+	[ "$rc" -eq 0 ] && [ $((pc + pd)) -lt $((n / 10)) ]
+}
+ktap_check "ECMP: a ping-pong retires the paths through a spine dead one way" \
+	pingpong_one_way_dead
 
 ktap_finish
