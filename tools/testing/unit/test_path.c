@@ -564,10 +564,11 @@ static void test_tail_probe_never_probes(void **state)
 	assert_int_equal(mr_paths_pick_tlp(&ps, MR_PATH_PROBE_NS, 0), 1);
 	/* the next new packet still probes it */
 	assert_int_equal(mr_paths_pick(&ps, MR_PATH_PROBE_NS), 3);
-	/* the only up path is the one it left: back there rather than nowhere */
+	/* the only up path is the one it left: back there, not on the due probe */
 	mr_paths_init(&ps, 2);
 	mr_paths_retire(&ps, 0, 1);
-	assert_int_equal(mr_paths_pick_tlp(&ps, 0, 0), 0);
+	assert_int_equal(mr_paths_pick_tlp(&ps, MR_PATH_PROBE_NS, 0), 0);
+	assert_false(ps.p[1].probing);
 }
 
 /*

@@ -361,7 +361,12 @@ u8 mr_paths_pick_tlp(struct mr_paths *ps, u64 now, u8 avoid)
 {
 	int best = mr_paths_healthiest(ps, avoid);
 
-	return best >= 0 ? best : mr_paths_pick(ps, now);
+	if (best >= 0)
+		return best;
+	/* No other up path: its own, if up; with none up, as a new packet would go. */
+	if (avoid < ps->n && ps->p[avoid].up)
+		return avoid;
+	return mr_paths_pick(ps, now);
 }
 
 u8 mr_paths_pick_ack(const struct mr_paths *ps, u8 path)

@@ -78,8 +78,8 @@ u8 mr_paths_pick(struct mr_paths *ps, u64 now);
 u8 mr_paths_pick_retx(struct mr_paths *ps, u64 now, u8 avoid);
 /*
  * Path for a tail-loss probe of a packet last sent on path avoid: the healthiest other
- * up path, never a retired one. A ping-pong's probe is all that stands between a lost
- * packet and the RTO.
+ * up path, else avoid if it is up; never a retired one while a path is up. A ping-pong's
+ * probe is all that stands between a lost packet and the RTO.
  */
 u8 mr_paths_pick_tlp(struct mr_paths *ps, u64 now, u8 avoid);
 /*
