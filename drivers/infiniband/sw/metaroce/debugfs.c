@@ -81,7 +81,7 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 			   "  path %u: %s weight %u srtt_ns %llu ce_frac %u losses %llu sent %u retx %llu probe_ival_us %llu\n",
 			   i, p->up ? "up" : p->probing ? "retired (probing)" : "retired",
 			   p->weight, p->rtt.srtt, p->ce_frac, p->losses, c->tx.path_seq[i],
-			   p->stat_retx, div_u64(p->probe_ival_ns, 1000));
+			   p->stat_retx, div_u64(p->probe_ival_ns, NSEC_PER_USEC));
 	}
 }
 

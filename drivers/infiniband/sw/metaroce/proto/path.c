@@ -271,11 +271,12 @@ static int mr_paths_probe_due(struct mr_paths *ps, u64 now)
 	 * every message of a slow ping-pong became a probe: at most one in
 	 * MR_PATH_PROBE_GAP packets, however many paths are due.
 	 */
-	if (due < 0 || ps->since_probe < MR_PATH_PROBE_GAP) {
-		if (ps->since_probe < MR_PATH_PROBE_GAP)
-			ps->since_probe++;
+	if (ps->since_probe < MR_PATH_PROBE_GAP) {
+		ps->since_probe++;
 		return -1;
 	}
+	if (due < 0)
+		return -1;
 	ps->since_probe = 0;
 	ps->p[due].probing = true;
 	ps->p[due].probe_at_ns = now;	/* when it went: only later packets answer it */
@@ -374,10 +375,10 @@ u8 mr_paths_pick_ack(const struct mr_paths *ps, u8 path)
 	unsigned int i;
 
 	path %= ps->n;
-	for (i = 0; i < ps->n; i++)
-		if (ps->p[(path + i) % ps->n].up)
-			return (path + i) % ps->n;
-	return path;
+	for (i = 0; i < ps->n; i++, path = (path + 1) % ps->n)
+		if (ps->p[path].up)
+			return path;
+	return path;	/* none up: back where it started, the echoed number */
 }
 
 /*
