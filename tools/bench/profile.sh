@@ -10,6 +10,10 @@
 # where the vCPUs' time went meanwhile (user, system, softirq, idle from /proc/stat), the
 # hottest core-kernel functions when the VM was booted with the tick profiler
 #   tools/testing/vm/run --append profile=2 -- tools/bench/profile.sh
+# a BENCH_WINDOW seconds (2) window after BENCH_WARMUP (2) of the transfer (packets sent per
+# second, each vCPU's user, system and softirq share, the perftest client's CPU, migrations
+# and involuntary switches, timer and IPI interrupts per second, and the kernel's vCPUs and
+# time per packet sent: "# window" lines),
 # the QPs' debugfs state (cwnd, srtt, retransmissions, ACKs), BENCH_TRACE seconds (2) of
 # the metaroce_qp_run tracepoint summed per QP (a "# runs" line each: runs per second, by
 # context, packets read and sent per run, receive queue left, in flight, cwnd, srtt and the
@@ -22,6 +26,7 @@
 # the run enough BENCH_ITERS to last through both).
 . "$(dirname "$0")/../../selftests/metaroce/lib.sh"
 . "$(dirname "$0")/setup.sh"
+. "$(dirname "$0")/window.sh"
 require_vm
 
 drv=${BENCH_DRIVERS:-metaroce}
@@ -114,6 +119,10 @@ bw=$!
 busy() { grep -qs '^qp .* user .* sq [0-9]*/[0-9]*/[1-9]' /sys/kernel/debug/metaroce/*/qps; }
 if [ "$drv" = metaroce ] && wait_for 90 busy; then
 	sleep "${BENCH_WARMUP:-2}"
+	window_snap >/tmp/profile-win0
+	sleep "${BENCH_WINDOW:-2}"
+	window_snap >/tmp/profile-win1
+	window_report /tmp/profile-win0 /tmp/profile-win1
 	# First, before the tracepoint is switched on: TCG races on live kernel text
 	# patching (testing.rst), and a sampled run hit that once while both happened.
 	if [ "${BENCH_IPSAMPLE:-0}" = 1 ] && ip_sample_start; then

@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The benchmarks' statistics (tools/bench/stats.sh) and plot (tools/bench/plot-loss), on the
-# host: the figures a BENCH line carries are only as right as these. TAP output; run by
+# The benchmarks' statistics (tools/bench/stats.sh), plot (tools/bench/plot-loss) and
+# profile.sh's window report (tools/bench/window.sh), on the host: the figures a BENCH or
+# "# window" line carries are only as right as these. TAP output; run by
 # tools/testing/run-tests.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tools/bench/stats.sh
 . "$top/tools/bench/stats.sh"
+# shellcheck source=tools/bench/window.sh
+. "$top/tools/bench/window.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -38,7 +41,7 @@ holds() {
 }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..24"
 is "median of an odd count is the middle value" "$(median 0.3 0.1 0.2)" 0.2
 is "median of an even count is the mean of the middle two" "$(median 4 1 3 2)" 2.500
 is "value_range gives the smallest and the largest" "$(value_range 0.2 0.05 0.31 0.1)" "0.05 0.31"
@@ -87,4 +90,57 @@ for f in new old; do
 		echo "not ok $n plot-loss draws a PNG from a CSV of the $f layout"
 	fi
 done
+# profile.sh's window, from two made-up snapshots two seconds apart at USER_HZ 100 (200
+# ticks per vCPU): vCPU 0 does the kernel's work, vCPU 1 is the client's (pid 264, 150
+# user and 10 system ticks); pid 256, the idle server, and pid 300, seen only in the
+# second snapshot, are left out.
+cat >"$tmp/before" <<'SNAP'
+time 100.000000000
+cpu cpu0 1000 500 200 300
+cpu cpu1 2000 100 50 20
+proc 256 10 5 0 3
+proc 264 5000 300 10 1000
+irq LOC 100 200
+irq RES 10 20
+irq CAL 1 2
+cnt dp_tx_packets 1000
+cnt retrans_fast 5
+cnt retrans_probe 0
+cnt retrans_timeout 1
+SNAP
+cat >"$tmp/after" <<'SNAP'
+time 102.000000000
+cpu cpu0 1040 580 202 378
+cpu cpu1 2160 130 54 26
+proc 256 10 5 0 3
+proc 264 5150 310 12 1500
+proc 300 900 90 1 1
+irq LOC 600 1200
+irq RES 210 60
+irq CAL 3 2
+cnt dp_tx_packets 81000
+cnt retrans_fast 8005
+cnt retrans_probe 100
+cnt retrans_timeout 5
+SNAP
+window_report "$tmp/before" "$tmp/after" >"$tmp/report"
+# reported WANT: WANT if the report has that line, else what it has
+reported() { grep -qxF -- "$1" "$tmp/report" && echo "$1" || tr '\n' '|' <"$tmp/report"; }
+# NAME|LINE: the report has LINE. The kernel's 0.92 vCPUs: system and softirq of both
+# vCPUs (80 + 78 + 30 + 6 ticks) less the client's own system time (10).
+while IFS='|' read -r name want; do
+	is "window: $name" "$(reported "$want")" "$want"
+done <<'WANT'
+packets per second and loss recovery|# window 2.00 s: 40000 packets/s sent, 8000 fast retransmissions, 100 probes, 4 RTOs
+vCPU 0's shares of its ticks|# window cpu0: user 20% system 40% softirq 39% idle 1%
+vCPU 1's shares of its ticks|# window cpu1: user 80% system 15% softirq 3% idle 2%
+the client's CPU, migrations and switches|# window perftest 264: user 0.75 system 0.05 vCPUs, 2 migrations, 500 involuntary switches
+timer interrupts per second per vCPU|# window LOC interrupts/s: 250 500
+rescheduling IPIs per second per vCPU|# window RES interrupts/s: 100 20
+the kernel's vCPUs and time per packet|# window kernel: 0.92 vCPUs, 23.0 us per packet sent
+WANT
+is "window: an idle process and one seen once are left out" \
+	"$(grep -cE 'perftest (256|300)' "$tmp/report")" 0
+is "window: nothing else is reported" "$(grep -c '^# window' "$tmp/report")" 8
+is "window: a window of no time reports nothing" "$(window_report "$tmp/before" "$tmp/before")" ""
 [ "$failed" -eq 0 ]
