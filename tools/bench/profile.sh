@@ -13,7 +13,7 @@
 # a BENCH_WINDOW seconds (2) window after BENCH_WARMUP (2) of the transfer (packets sent per
 # second, each vCPU's user, system and softirq share, the perftest client's CPU, migrations
 # and involuntary switches, timer and IPI interrupts per second, and the kernel's vCPUs and
-# time per packet sent: "# window" lines),
+# time per packet sent: "# window" lines; the transfer must outlast it),
 # the QPs' debugfs state (cwnd, srtt, retransmissions, ACKs), BENCH_TRACE seconds (2) of
 # the metaroce_qp_run tracepoint summed per QP (a "# runs" line each: runs per second, by
 # context, packets read and sent per run, receive queue left, in flight, cwnd, srtt and the

@@ -10,16 +10,16 @@
 # vCPU's ticks (USER_HZ), each perftest process's CPU time, migrations and involuntary
 # switches, the timer and IPI interrupts and the devices' packet counters.
 window_snap() {
-	local p f
+	local p cpu sw
 	echo "time $(date +%s.%N)"
 	awk '/^cpu[0-9]/ { print "cpu", $1, $2 + $3, $4, $5 + $6, $8 }' /proc/stat
+	# A process that exits meanwhile is left out, not given another's fields.
 	for p in $(pgrep -x ib_write_bw); do
-		f=/proc/$p/sched
-		[ -r "$f" ] || continue
-		echo "proc $p $(awk '{ print $14, $15 }' "/proc/$p/stat" 2>/dev/null)" \
-			"$(awk '$1 ~ /nr_migrations$/ { m = $3 }
-				$1 == "nr_involuntary_switches" { i = $3 }
-				END { print m + 0, i + 0 }' "$f")"
+		cpu=$(awk '{ print $14, $15 }' "/proc/$p/stat" 2>/dev/null) || continue
+		sw=$(awk '$1 ~ /nr_migrations$/ { m = $3 }
+			$1 == "nr_involuntary_switches" { i = $3 }
+			END { if (NR) print m + 0, i + 0 }' "/proc/$p/sched" 2>/dev/null) || continue
+		[ -n "$cpu" ] && [ -n "$sw" ] && echo "proc $p $cpu $sw"
 	done
 	awk '$1 ~ /^(LOC|RES|CAL):$/ {
 		printf "irq %s", substr($1, 1, 3)
@@ -67,10 +67,14 @@ window_report() {
 			if (!((1, p) in pu) || !((2, p) in pu)) continue
 			ksum -= d(ps, p)
 			if (d(pu, p) + d(ps, p) == 0) continue
+			seen++
 			printf "# window perftest %s: user %.2f system %.2f vCPUs, %d migrations," \
 			       " %d involuntary switches\n", p, d(pu, p) / hz / span,
 			       d(ps, p) / hz / span, d(pm, p), d(pi, p)
 		}
+		if (!seen)
+			print "# window: no perftest process ran through it (the transfer ended" \
+			      " in it? more BENCH_ITERS)"
 		split("LOC RES CAL", order)
 		for (j = 1; j <= 3; j++) {
 			k = order[j]

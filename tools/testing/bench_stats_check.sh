@@ -41,7 +41,7 @@ holds() {
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..25"
 is "median of an odd count is the middle value" "$(median 0.3 0.1 0.2)" 0.2
 is "median of an even count is the mean of the middle two" "$(median 4 1 3 2)" 2.500
 is "value_range gives the smallest and the largest" "$(value_range 0.2 0.05 0.31 0.1)" "0.05 0.31"
@@ -142,5 +142,8 @@ WANT
 is "window: an idle process and one seen once are left out" \
 	"$(grep -cE 'perftest (256|300)' "$tmp/report")" 0
 is "window: nothing else is reported" "$(grep -c '^# window' "$tmp/report")" 8
+grep -v '^proc' "$tmp/after" >"$tmp/ended"
+is "window: a transfer that ended in the window is named" \
+	"$(window_report "$tmp/before" "$tmp/ended" | grep -c 'no perftest process ran through it')" 1
 is "window: a window of no time reports nothing" "$(window_report "$tmp/before" "$tmp/before")" ""
 [ "$failed" -eq 0 ]
