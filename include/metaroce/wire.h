@@ -54,7 +54,8 @@ enum mr_opcode {
 #define MR_F_SE			0x0004	/* solicited event; SEND* and WRITE_IMM only */
 #define MR_F_DISN		0x0008	/* data of a direction started from a derived initial PSN */
 #define MR_F_UC			0x0010	/* unreliable connected: SEND*, WRITE* but SEND_INV */
-#define MR_F_KNOWN		(MR_F_AR | MR_F_RETX | MR_F_SE | MR_F_DISN | MR_F_UC)
+#define MR_F_LONE		0x0020	/* the sender's only outstanding message: it waits for it */
+#define MR_F_KNOWN		(MR_F_AR | MR_F_RETX | MR_F_SE | MR_F_DISN | MR_F_UC | MR_F_LONE)
 
 /* Limits a version 1 implementation must honour. */
 #define MR_MAX_STREAMS		16	/* streams per connection (M) */

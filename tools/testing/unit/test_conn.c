@@ -1382,6 +1382,69 @@ static void test_request_refused_after_acceptance(void **state)
 	free(b);
 }
 
+/*
+ * LONE marks every packet of a message sent while it is the only one its sender
+ * has not completed (spec, "Base header"): the receiver may then handle it at once.
+ * Never on a response, which answers no wait of the responder's own.
+ */
+static void test_lone_marks_the_only_outstanding_message(void **state)
+{
+	struct mr_send_wr wr = { .cookie = 1, .opcode = MR_OP_WRITE, .len = 6000, .rkey = 9 };
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
+	struct mr_tx_pkt tp;
+	enum mr_wc_status st;
+	struct mr_rx_res res;
+	struct mr_rx_done d;
+	struct mr_pkt ack;
+	u64 cookie;
+	int i;
+
+	(void)state;
+	/* one WRITE of two packets: both LONE, and b takes them */
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	for (i = 0; i < 2; i++) {
+		assert_true(mr_conn_tx(a, 0, &tp));
+		assert_true(tp.hdr.flags & MR_F_LONE);
+		assert_int_equal(hop(b, 0, &tp.hdr, &res), MR_RXC_PLACE);
+	}
+	mr_conn_build_ack(b, 0, &ack);
+	assert_int_equal(hop(a, 0, &ack, &res), MR_RXC_DONE);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+
+	/* two SENDs outstanding: neither is LONE, not even the second */
+	wr = (struct mr_send_wr){ .cookie = 2, .opcode = MR_OP_SEND, .len = 10 };
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	wr.cookie = 3;
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	for (i = 0; i < 2; i++) {
+		assert_true(mr_conn_tx(a, 0, &tp));
+		assert_int_equal(tp.hdr.opcode, MR_OP_SEND);
+		assert_false(tp.hdr.flags & MR_F_LONE);
+		assert_int_equal(hop(b, 0, &tp.hdr, &res), MR_RXC_PLACE);
+	}
+	mr_conn_build_ack(b, 0, &ack);
+	assert_int_equal(hop(a, 0, &ack, &res), MR_RXC_DONE);
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_true(mr_conn_poll_send(a, &cookie, &st));
+	assert_int_equal(cookie, 3);
+
+	/* a lone READ is LONE; its response, from a b with nothing posted, is not */
+	wr = (struct mr_send_wr){ .cookie = 4, .opcode = MR_OP_READ_REQ, .len = 100, .rkey = 9 };
+	assert_int_equal(mr_conn_post(a, &wr), 0);
+	assert_true(mr_conn_tx(a, 0, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_READ_REQ);
+	assert_true(tp.hdr.flags & MR_F_LONE);
+	assert_int_equal(hop(b, 0, &tp.hdr, &res), MR_RXC_PLACE);
+	while (mr_conn_deliver(b, &d))
+		;
+	assert_true(mr_conn_tx(b, 0, &tp));
+	assert_int_equal(tp.hdr.opcode, MR_OP_READ_RESP);
+	assert_false(tp.hdr.flags & MR_F_LONE);
+	free(a);
+	free(b);
+}
+
 /* Run a's timers and transmissions until it has sent a response probe; returns its time. */
 static u64 next_rsp_probe(struct mr_conn *a, u64 now, struct mr_tx_pkt *tp)
 {
@@ -2145,6 +2208,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rx_checks),
 	cmocka_unit_test(test_rmsn_window),
 	cmocka_unit_test(test_request_refused_after_acceptance),
+	cmocka_unit_test(test_lone_marks_the_only_outstanding_message),
 	cmocka_unit_test(test_response_timer),
 	cmocka_unit_test(test_loss_retransmission_is_not_a_probe),
 	cmocka_unit_test(test_ack_path_follows_echo),

@@ -174,6 +174,38 @@ static void test_disn_flag(void **state)
 	}
 }
 
+/*
+ * LONE (bit 5) is valid on every packet of a send-queue message, with the other
+ * flags, and on no response, ACK, NAK or datagram.
+ */
+static void test_lone_flag(void **state)
+{
+	unsigned int i, accepted = 0;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(all_ops); i++) {
+		bool sq = all_ops[i] != MR_OP_READ_RESP && all_ops[i] != MR_OP_ATOMIC_RESP &&
+			  mr_op_is_data(all_ops[i]);
+		struct mr_pkt in, out;
+		u32 len;
+
+		valid_pkt(all_ops[i], &in);
+		in.flags |= MR_F_LONE;
+		len = build(&in);
+		assert_int_equal(mr_op_from_sq(in.opcode), sq);
+		if (!sq) {
+			assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_FLAGS);
+			continue;
+		}
+		assert_int_equal(buf[3] & 0x20, 0x20);
+		assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+		in.hdrlen = mr_pkt_hdrlen(in.opcode);
+		assert_memory_equal(&in, &out, sizeof(in));
+		accepted++;
+	}
+	assert_int_equal(accepted, 9);
+}
+
 static void test_header_sizes(void **state)
 {
 	(void)state;
@@ -285,7 +317,11 @@ static const struct bad_case bad_cases[] = {
 	{ "opcode 0x0c", MR_OP_SEND, 1, 1, 0x0c, MR_PERR_OPCODE },
 	{ "opcode 0x12", MR_OP_SEND, 1, 1, 0x12, MR_PERR_OPCODE },
 	{ "opcode 0xff", MR_OP_SEND, 1, 1, 0xff, MR_PERR_OPCODE },
-	{ "unknown flag", MR_OP_SEND, 2, 2, MR_F_AR | 0x0020, MR_PERR_FLAGS },
+	{ "unknown flag", MR_OP_SEND, 2, 2, MR_F_AR | 0x0040, MR_PERR_FLAGS },
+	{ "LONE on READ_RESP", MR_OP_READ_RESP, 2, 2, MR_F_LONE, MR_PERR_FLAGS },
+	{ "LONE on ATOMIC_RESP", MR_OP_ATOMIC_RESP, 2, 2, MR_F_AR | MR_F_LONE, MR_PERR_FLAGS },
+	{ "LONE on ACK", MR_OP_ACK, 2, 2, MR_F_LONE, MR_PERR_FLAGS },
+	{ "LONE on UD_SEND", MR_OP_UD_SEND, 2, 2, MR_F_LONE, MR_PERR_FLAGS },
 	{ "UC on READ_REQ", MR_OP_READ_REQ, 2, 2, MR_F_UC, MR_PERR_FLAGS },
 	{ "UC on SEND_INV", MR_OP_SEND_INV, 2, 2, MR_F_UC, MR_PERR_FLAGS },
 	{ "UC on FETCH_ADD", MR_OP_FETCH_ADD, 2, 2, MR_F_UC, MR_PERR_FLAGS },
@@ -451,6 +487,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_crc32c_check_value),
 	cmocka_unit_test(test_roundtrip_all_opcodes),
 	cmocka_unit_test(test_disn_flag),
+	cmocka_unit_test(test_lone_flag),
 	cmocka_unit_test(test_header_sizes),
 	cmocka_unit_test(test_wire_layout_bytes),
 	cmocka_unit_test(test_icrc_detects_every_single_bit_flip),

@@ -230,6 +230,12 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	/* The last packet asks for an immediate ACK: the message can complete. */
 	if (moff + len == m->wr.len || !mr_op_has_payload(m->wr.opcode))
 		h->flags |= MR_F_AR;
+	/*
+	 * Nothing else of ours outstanding: our user most likely waits for this
+	 * message, and its receiver had better not defer it to batch it with more.
+	 */
+	if (mr_op_from_sq(m->wr.opcode) && c->sq_head - c->sq_tail == 1)
+		h->flags |= MR_F_LONE;
 
 	switch (m->wr.opcode) {
 	case MR_OP_SEND:

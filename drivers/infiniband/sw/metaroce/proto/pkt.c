@@ -11,6 +11,8 @@
 #define OPI_SE		0x04	/* may carry MR_F_SE */
 #define OPI_UD		0x08	/* datagram: unsequenced, one packet per message */
 #define OPI_UC		0x10	/* may carry MR_F_UC */
+#define OPI_SQ		0x20	/* of a send-queue message, not a response: may carry MR_F_LONE */
+#define OPI_REQ		(OPI_DATA | OPI_SQ)	/* a request: SEND*, WRITE*, READ_REQ, atomics */
 
 struct mr_opinfo {
 	u8	hdrlen;
@@ -18,17 +20,17 @@ struct mr_opinfo {
 };
 
 static const struct mr_opinfo mr_opinfo[] = {
-	[MR_OP_SEND]		= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
-	[MR_OP_SEND_IMM]	= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
-	[MR_OP_SEND_INV]	= { MR_HDR_SEND, OPI_DATA | OPI_PAYLOAD | OPI_SE },
-	[MR_OP_WRITE]		= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD | OPI_UC },
-	[MR_OP_WRITE_IMM]	= { MR_HDR_WRITE, OPI_DATA | OPI_PAYLOAD | OPI_SE | OPI_UC },
-	[MR_OP_READ_REQ]	= { MR_HDR_READ_REQ, OPI_DATA },
+	[MR_OP_SEND]		= { MR_HDR_SEND, OPI_REQ | OPI_PAYLOAD | OPI_SE | OPI_UC },
+	[MR_OP_SEND_IMM]	= { MR_HDR_SEND, OPI_REQ | OPI_PAYLOAD | OPI_SE | OPI_UC },
+	[MR_OP_SEND_INV]	= { MR_HDR_SEND, OPI_REQ | OPI_PAYLOAD | OPI_SE },
+	[MR_OP_WRITE]		= { MR_HDR_WRITE, OPI_REQ | OPI_PAYLOAD | OPI_UC },
+	[MR_OP_WRITE_IMM]	= { MR_HDR_WRITE, OPI_REQ | OPI_PAYLOAD | OPI_SE | OPI_UC },
+	[MR_OP_READ_REQ]	= { MR_HDR_READ_REQ, OPI_REQ },
 	[MR_OP_READ_RESP]	= { MR_HDR_READ_RESP, OPI_DATA | OPI_PAYLOAD },
-	[MR_OP_CMP_SWAP]	= { MR_HDR_ATOMIC, OPI_DATA },
-	[MR_OP_FETCH_ADD]	= { MR_HDR_ATOMIC, OPI_DATA },
+	[MR_OP_CMP_SWAP]	= { MR_HDR_ATOMIC, OPI_REQ },
+	[MR_OP_FETCH_ADD]	= { MR_HDR_ATOMIC, OPI_REQ },
 	[MR_OP_ATOMIC_RESP]	= { MR_HDR_ATOMIC_RESP, OPI_DATA },
-	[MR_OP_ATOMIC_WRITE]	= { MR_HDR_ATOMIC, OPI_DATA },
+	[MR_OP_ATOMIC_WRITE]	= { MR_HDR_ATOMIC, OPI_REQ },
 	[MR_OP_ACK]		= { MR_HDR_ACK, 0 },
 	[MR_OP_NAK]		= { MR_HDR_NAK, 0 },
 	[MR_OP_UD_SEND]		= { MR_HDR_UD, OPI_UD | OPI_PAYLOAD | OPI_SE },
@@ -54,6 +56,13 @@ bool mr_op_is_data(u8 opcode)
 	const struct mr_opinfo *oi = mr_opinfo_get(opcode);
 
 	return oi && (oi->flags & OPI_DATA);
+}
+
+bool mr_op_from_sq(u8 opcode)
+{
+	const struct mr_opinfo *oi = mr_opinfo_get(opcode);
+
+	return oi && (oi->flags & OPI_SQ);
 }
 
 bool mr_op_is_datagram(u8 opcode)
@@ -233,6 +242,8 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if (pkt->flags & ~MR_F_KNOWN)
 		return MR_PERR_FLAGS;
 	if ((pkt->flags & MR_F_SE) && !(oi->flags & OPI_SE))
+		return MR_PERR_FLAGS;
+	if ((pkt->flags & MR_F_LONE) && !(oi->flags & OPI_SQ))
 		return MR_PERR_FLAGS;
 	/* UC carries SEND, SEND_IMM, WRITE and WRITE_IMM, first sends only. */
 	if ((pkt->flags & MR_F_UC) &&

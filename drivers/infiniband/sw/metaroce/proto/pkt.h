@@ -111,6 +111,8 @@ struct mr_pkt {
 /* Header length of an opcode, 0 if the opcode is invalid. */
 u16 mr_pkt_hdrlen(u8 opcode);
 bool mr_op_is_data(u8 opcode);
+/* A packet of a message from the sender's send queue: a request, not a response. */
+bool mr_op_from_sq(u8 opcode);
 bool mr_op_is_datagram(u8 opcode);
 
 /*
