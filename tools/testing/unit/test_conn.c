@@ -1384,7 +1384,7 @@ static void test_request_refused_after_acceptance(void **state)
 
 /*
  * LONE marks every packet of a message sent while it is the only one its sender
- * has not completed (spec, "Base header"): the receiver may then handle it at once.
+ * has not completed (spec, "Lone messages"): the receiver may then handle it at once.
  * Never on a response, which answers no wait of the responder's own.
  */
 static void test_lone_marks_the_only_outstanding_message(void **state)
