@@ -311,9 +311,10 @@ next_port() {
 	echo "$p"
 }
 
-# What a perftest client prints when its server is not listening yet (the out-of-band TCP
-# socket, or the rdma_cm listener with -R): bw_pair and lat_pair then try again.
-PERFTEST_REFUSED='Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused'
+# What a perftest client prints when its connection was refused: the server not listening
+# yet (its out-of-band TCP socket, or its first rdma_cm listener with -R), or, with -R, not
+# listening again yet for the second connection (see perftest_pair).
+PERFTEST_REFUSED='Unable to init the socket connection|Couldn.t connect|ERRNO: Connection refused|RDMA_CM_EVENT_REJECTED'
 
 # wait_listen NODE PORT PID: until something listens on PORT in NODE (60 s at most), or PID
 # has exited: a TCP socket, or an rdma_cm listener, which RoCE devices have without a socket.
@@ -329,37 +330,56 @@ wait_listen() {
 	return 1
 }
 
+# perftest_pair PROG TRIES SRV_OUT NODE_SRV SRV_ARGS NODE_CLI CLI_ARGS SERVER_IP: PROG's
+# server in NODE_SRV (arguments: the array named SRV_ARGS), its output in the file SRV_OUT,
+# and, once it listens, its client in NODE_CLI (the array named CLI_ARGS) against SERVER_IP,
+# each on a fresh port. Sets PERFTEST_OUT to the client's output; returns the client's exit
+# status, or the server's if the client's was 0.
+#
+# A refused client is tried again, up to TRIES runs in all, and its server with it: with -R
+# perftest makes two rdma_cm connections, one for its own exchange and, after a hand-shake
+# over it, one for the QPs under test, for which the server listens again. A client quicker
+# off the hand-shake than the server is refused the second and gives up, and a second client
+# would meet that server in the wrong phase (testing.rst, "A thirty-second session").
+perftest_pair() {
+	local prog=$1 tries=$2 sout=$3 nsrv=$4 ncli=$6 ip=$8 spid rc port try
+	local -n _pp_srv=$5 _pp_cli=$7
+
+	for ((try = 1; ; try++)); do
+		port=$(next_port)
+		on_bg "$nsrv" timeout 120 "$prog" "${_pp_srv[@]}" -p "$port" >"$sout" 2>&1
+		spid=$!
+		wait_listen "$nsrv" "$port" "$spid"
+		rc=0
+		PERFTEST_OUT=$(on "$ncli" timeout 120 "$prog" "${_pp_cli[@]}" -p "$port" "$ip" 2>&1) ||
+			rc=$?
+		if [ "$rc" -ne 0 ] && [ "$try" -lt "$tries" ] && kill -0 "$spid" 2>/dev/null &&
+		   grep -qE "$PERFTEST_REFUSED" <<<"$PERFTEST_OUT"; then
+			kill "$spid" 2>/dev/null
+			wait "$spid" 2>/dev/null
+			sleep 2
+			continue
+		fi
+		[ "$rc" -ne 0 ] && kill "$spid" 2>/dev/null
+		wait "$spid" || rc=$((rc ? rc : $?))
+		return "$rc"
+	done
+}
+
 # bw_row SRV NODE_SRV GID_SRV CLI NODE_CLI GID_CLI SERVER_IP [perftest args]: ib_write_bw
 # between two devices in their nodes' namespaces; prints the iterations and the average Gb/s
 # of the client's result row. A GID index of "-" leaves it to perftest (with -R, rdma_cm
 # picks it).
 bw_row() {
-	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port _
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 out rc=0
 	local -a xsrv=() xcli=()
 	shift 7
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
 	[ "$gcli" = - ] || xcli=(-x "$gcli")
-	port=$(next_port)
-	on_bg "$nsrv" timeout 120 ib_write_bw -d "$srv" "${xsrv[@]}" -p "$port" -F \
-		--report_gbits "$@" >/tmp/bw-server.$$ 2>&1
-	spid=$!
-	# Start the client only once the server listens (its out-of-band TCP socket, or its
-	# rdma_cm listener with -R); a refused connection is still retried while the server
-	# waits for it.
-	wait_listen "$nsrv" "$port" "$spid"
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		rc=0
-		out=$(on "$ncli" timeout 120 ib_write_bw -d "$cli" "${xcli[@]}" -p "$port" -F \
-			--report_gbits "$@" "$ip" 2>&1) || rc=$?
-		[ "$rc" -eq 0 ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		grep -qE "$PERFTEST_REFUSED" <<<"$out" || break
-		sleep 2
-	done
-	if [ "$rc" -ne 0 ]; then
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid" || rc=$((rc ? rc : $?))
+	xsrv=(-d "$srv" "${xsrv[@]}" -F --report_gbits "$@")
+	xcli=(-d "$cli" "${xcli[@]}" -F --report_gbits "$@")
+	perftest_pair ib_write_bw 10 /tmp/bw-server.$$ "$nsrv" xsrv "$ncli" xcli "$ip" || rc=$?
+	out=$PERFTEST_OUT
 	if [ "$rc" -ne 0 ]; then
 		printf '%s\n' "$out" | sed 's/^/# client: /' >&2
 		sed 's/^/# server: /' /tmp/bw-server.$$ >&2

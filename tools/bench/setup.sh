@@ -60,27 +60,15 @@ impair() {
 # endpoints; prints the client's result row (bytes, iterations, t_min, t_max, t_typical,
 # t_avg, t_stdev, 99%, 99.9%, in microseconds).
 lat_pair() {
-	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 spid out rc port _
+	local srv=$1 nsrv=$2 gsrv=$3 cli=$4 ncli=$5 gcli=$6 ip=$7 out rc=0
 	local -a xsrv=() xcli=()
 	shift 7
 	[ "$gsrv" = - ] || xsrv=(-x "$gsrv")
 	[ "$gcli" = - ] || xcli=(-x "$gcli")
-	port=$(next_port)
-	on_bg "$nsrv" timeout 120 ib_write_lat -d "$srv" "${xsrv[@]}" -p "$port" -F "$@" \
-		>/tmp/lat-server.$$ 2>&1
-	spid=$!
-	wait_listen "$nsrv" "$port" "$spid"
-	for _ in 1 2 3 4 5; do
-		rc=0
-		out=$(on "$ncli" timeout 120 ib_write_lat -d "$cli" "${xcli[@]}" -p "$port" -F \
-			"$@" "$ip" 2>&1) || rc=$?
-		[ "$rc" -eq 0 ] && break
-		kill -0 "$spid" 2>/dev/null || break
-		grep -qE "$PERFTEST_REFUSED" <<<"$out" || break
-		sleep 2
-	done
-	[ "$rc" -ne 0 ] && kill "$spid" 2>/dev/null
-	wait "$spid" || rc=$((rc ? rc : $?))
+	xsrv=(-d "$srv" "${xsrv[@]}" -F "$@")
+	xcli=(-d "$cli" "${xcli[@]}" -F "$@")
+	perftest_pair ib_write_lat 5 /tmp/lat-server.$$ "$nsrv" xsrv "$ncli" xcli "$ip" || rc=$?
+	out=$PERFTEST_OUT
 	rm -f /tmp/lat-server.$$
 	if [ "$rc" -ne 0 ]; then
 		printf '%s\n' "$out" | sed 's/^/# client: /' >&2
