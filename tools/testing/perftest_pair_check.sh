@@ -14,8 +14,6 @@ trap 'rm -rf "$tmp" "$PERFTEST_PORT_FILE"' EXIT
 export FAKE_STATE=$tmp
 PERFTEST_PORT_FILE=$tmp/port
 echo 31000 >"$PERFTEST_PORT_FILE"
-n=0
-failed=0
 
 # The stand-in: with an address as last argument a client, else a server; -p PORT. A server
 # records its pid, listens on PORT (127.0.0.1), takes one connection and exits 0. A client
@@ -70,22 +68,15 @@ run() {
 	done <"$tmp/servers"
 }
 
-# is NAME GOT WANT
+# is NAME GOT WANT: one test point, ok if GOT is WANT
 is() {
-	n=$((n + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n $1"
-		echo "# got '$2', want '$3'"
-	fi
+	[ "$2" = "$3" ]
+	ktap_result "$1" $? "got '$2', want '$3'"
 }
 
 # shellcheck disable=SC2034 # read by perftest_pair through namerefs
 srv_args=(-d dev_a) cli_args=(-d dev_b)
-echo "TAP version 13"
-echo "1..13"
+ktap_plan 13
 run 3 0
 is "no refusal: the client's status" "$RC" 0
 is "no refusal: one server" "$STARTS" 1
@@ -104,5 +95,4 @@ run 3 0 fail
 is "another failure: fails" "$([ "$RC" -ne 0 ] && echo failed)" failed
 is "another failure: not tried again" "$STARTS" 1
 is "another failure: its server is gone" "$ALIVE" 0
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+ktap_finish
