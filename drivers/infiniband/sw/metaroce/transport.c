@@ -1734,7 +1734,7 @@ static void metaroce_qp_work(struct work_struct *work)
 {
 	struct metaroce_qp *qp = container_of(work, struct metaroce_qp, work);
 
-	/* One run, then requeued behind the other queued QPs if there is more. */
+	/* One run, then requeued behind the CPU's other work if there is more. */
 	metaroce_qp_drive(qp, 1);
 }
 
@@ -1809,19 +1809,8 @@ int metaroce_transport_init(void)
 	 * path and its cross-CPU wakeup is cheap beside such a wait. Not
 	 * WQ_HIGHPRI: a busy QP requeues itself, and a nice -20 worker that does
 	 * so starves the tasks of its CPU (the consumer waiting for completions).
-	 *
-	 * Workers for half the CPUs at most: unbound workers are not
-	 * concurrency-managed, so each queued QP would wake one of its own, and
-	 * in the 2-vCPU test VM three of them time-sliced one vCPU while each
-	 * QP's run waited out the others' slices (0.5-4 ms, long enough for
-	 * spurious tail probes). A single worker there runs the queued QPs back
-	 * to back, each requeued behind the others after its run (4 KiB
-	 * ib_write_bw 3-10% faster, no spurious probes); two were no better than
-	 * no limit. Only that case is measured; half is meant to leave the other
-	 * CPUs to the processes that post and poll.
 	 */
-	metaroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND,
-				      clamp_t(int, num_online_cpus() / 2, 1, WQ_MAX_ACTIVE));
+	metaroce_wq = alloc_workqueue("metaroce", WQ_UNBOUND, 0);
 	return metaroce_wq ? 0 : -ENOMEM;
 }
 
