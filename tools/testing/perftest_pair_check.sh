@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=selftests/metaroce/lib.sh
 . "$top/selftests/metaroce/lib.sh"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp" "$PERFTEST_PORT_FILE"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 export FAKE_STATE=$tmp
 PERFTEST_PORT_FILE=$tmp/port
 echo 31000 >"$PERFTEST_PORT_FILE"
