@@ -185,6 +185,14 @@ stream_start() {
 	on_bg "$src" timeout 90 ib_write_bw -d "mr$src" -x "$gs" -p "$port" -F --report_gbits \
 		"$@" "$ip" >/tmp/routing-src.$$ 2>&1
 	STREAM_PIDS+=($!)
+	STREAM_T0=$(cut -d' ' -f1 /proc/uptime)
+}
+
+# since_start WHAT: a line of a failing point's timeline, in seconds since the stream's
+# client started (a stream that ended too soon: was it fast, or was the script late?).
+since_start() {
+	awk -v t0="$STREAM_T0" -v what="$*" '{ printf "# %.1f s after the client started: %s\n", $1 - t0, what }' \
+		/proc/uptime >&2
 }
 
 stream_wait() {
@@ -220,7 +228,8 @@ PACED=(-n 600 --rate_limit_type=SW --rate_limit=0.03 --burst_size=1)
 # still_running: the stream's client has not exited yet.
 still_running() {
 	kill -0 "${STREAM_PIDS[1]}" 2>/dev/null && return 0
-	echo "# the stream had ended before the failure" >&2
+	echo "# the stream had ended before the failure; its client's last lines:" >&2
+	tail -n 3 /tmp/routing-src.$$ | sed 's/^/#   /' >&2
 	return 1
 }
 
@@ -233,10 +242,12 @@ route_change() {
 	f1=$(forwarded r1 eth1)
 	stream_start a b "$1" "$2" 10.1.2.1 "${PACED[@]}" || { stream_wait; return 1; }
 	rises_by "$f1" 100 r1 eth1 || rc=1
+	since_start "r1 forwarded 100 packets of it"
 	f2=$(forwarded r2 eth1)
 	via 2 || rc=1
 	sleep 1
 	blackhole r1 || rc=1
+	since_start "routes moved to r2, r1 a black hole"
 	still_running || rc=1
 	stream_wait || rc=1
 	mend r1
@@ -260,6 +271,7 @@ spine_dies() {
 	rises_by "$f3" 100 r3 eth1 && rises_by "$f4" 100 r4 eth1 || rc=1
 	d3=$(($(forwarded r3 eth1) - f3))
 	d4=$(($(forwarded r4 eth1) - f4))
+	since_start "both spines forwarded 100 packets of it"
 	dead=r4 live=r3
 	if { [ "$which" = less ] && [ "$d3" -lt "$d4" ]; } ||
 	   { [ "$which" = more ] && [ "$d3" -ge "$d4" ]; }; then
@@ -267,6 +279,7 @@ spine_dies() {
 	fi
 	echo "# r3 forwarded $d3, r4 $d4 packets; $dead fails" >&2
 	blackhole "$dead" || rc=1
+	since_start "$dead a black hole"
 	from=$(forwarded "$live" eth1)
 	still_running || rc=1
 	stream_wait || rc=1
