@@ -1612,6 +1612,68 @@ static void test_loss_retransmission_is_not_a_probe(void **state)
 }
 
 /*
+ * Four one-packet WRITEs from a to b and `more` posted behind them; the first is lost and
+ * b's ACK of the other three comes back: one later packet acknowledged on the lost one's
+ * path, short of the distance of 3. A sender whose unsent rest fits in the room its window
+ * leaves is stalled (spec, "A stalled sender"): its next packet is the repair, sent with
+ * that rest instead of a round trip after it. One with more unsent sends new data.
+ */
+static void first_of_four_lost(u32 more, bool repaired_next)
+{
+	struct mr_send_wr wr = { .opcode = MR_OP_WRITE, .len = 4096, .rkey = 1 };
+	struct mr_conn *a = conn_new(1, 2, 1, 2, 1000, 2000);
+	struct mr_conn *b = conn_new(2, 1, 1, 2, 2000, 1000);
+	struct mr_tx_pkt tp;
+	struct mr_rx_res res;
+	struct mr_pkt ack;
+	u8 path[4];
+	u64 now = 0;
+	u32 i;
+
+	for (i = 0; i < 4 + more; i++) {
+		wr.cookie = i;
+		assert_int_equal(mr_conn_post(a, &wr), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_true(mr_conn_tx(a, now, &tp));
+		assert_int_equal(tp.hdr.psn, 1000 + i);
+		path[i] = tp.hdr.path;
+		if (i)
+			assert_int_equal(hop(b, now + 10 * US, &tp.hdr, &res), MR_RXC_PLACE);
+	}
+	/* two paths in turn: 1002 is the one later packet on 1000's path */
+	assert_int_equal(path[2], path[0]);
+	assert_int_not_equal(path[1], path[0]);
+	assert_int_not_equal(path[3], path[0]);
+	now += 10 * US;
+	mr_conn_build_ack(b, now, &ack);
+	assert_int_equal(ack.ack.cack, 1000);
+	now += 10 * US;
+	assert_int_equal(hop(a, now, &ack, &res), MR_RXC_DONE);
+
+	assert_true(mr_conn_tx(a, now, &tp));
+	if (repaired_next) {
+		assert_int_equal(tp.hdr.psn, 1000);
+		assert_true(tp.hdr.flags & MR_F_RETX);
+		assert_int_equal(a->stats.tx_retx, 1);
+	} else {
+		assert_int_equal(tp.hdr.psn, 1004);
+		assert_false(tp.hdr.flags & MR_F_RETX);
+		assert_int_equal(a->stats.tx_retx, 0);
+	}
+	free(a);
+	free(b);
+}
+
+static void test_stalled_once_the_rest_is_sent(void **state)
+{
+	(void)state;
+	first_of_four_lost(0, true);	/* nothing left to send: stalled */
+	first_of_four_lost(2, true);	/* two left, and room for them */
+	first_of_four_lost(100, false);	/* more than the window has room for */
+}
+
+/*
  * An ACK goes back on the path number of the packet it echoes (spec, "ACK generation"),
  * so that the sender's view of a path covers our route too; when the sender shows it did
  * not hear, the ACK goes once on every path instead.
@@ -2211,6 +2273,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_lone_marks_the_only_outstanding_message),
 	cmocka_unit_test(test_response_timer),
 	cmocka_unit_test(test_loss_retransmission_is_not_a_probe),
+	cmocka_unit_test(test_stalled_once_the_rest_is_sent),
 	cmocka_unit_test(test_ack_path_follows_echo),
 	cmocka_unit_test(test_timeouts_and_loss_quiet),
 	cmocka_unit_test(test_pacing_schedule_and_burst),

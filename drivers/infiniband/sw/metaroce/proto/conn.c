@@ -402,6 +402,34 @@ static bool mr_conn_has_new(const struct mr_conn *c)
 	return mr_txwin_can_send(&c->tx) && (mr_conn_has_resp(c) || mr_conn_has_send(c));
 }
 
+/*
+ * Stalled (spec, "A stalled sender"): nothing new goes out before holes are repaired, now
+ * or once the rest of what is posted, for which the window has room, has gone. Each
+ * message is at least one packet, so at most room + 1 of them are looked at.
+ */
+static bool mr_conn_stalled(const struct mr_conn *c)
+{
+	u32 wnd, busy, room, unsent = 0, i;
+
+	if (!mr_conn_has_new(c))
+		return true;
+	if (mr_conn_has_resp(c))
+		return false;
+	wnd = mr_cc_window(&c->cc, c->paths.conn.srtt);
+	busy = c->tx.in_flight + c->tx.nlost;
+	room = wnd > busy ? wnd - busy : 0;
+	for (i = c->sq_next; i != c->sq_head; i++) {
+		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
+		u32 left = m->wr.len - m->next_off;
+
+		unsent += mr_op_has_payload(m->wr.opcode) && left ?
+			  (left - 1) / c->cfg.mtu + 1 : 1;
+		if (unsent > room)
+			return false;
+	}
+	return true;
+}
+
 static u64 mr_conn_pto(const struct mr_conn *c)
 {
 	const struct mr_rtt *r = &c->paths.conn;
@@ -666,7 +694,7 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	}
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);
-	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), !mr_conn_has_new(c),
+	mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_stalled(c),
 			mr_conn_lost, &ev);
 	if (c->cfg.uc)
 		mr_txwin_forget_lost(&c->tx);
@@ -1299,7 +1327,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 	switch (mr_txwin_timer(&c->tx, now, mr_conn_pto(c), mr_conn_rto(c), mr_conn_lost_rto,
 			       &ev, &psn)) {
 	case MR_TMR_REORDER:
-		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), !mr_conn_has_new(c),
+		mr_txwin_detect(&c->tx, now, mr_paths_reo_wnd(&c->paths), mr_conn_stalled(c),
 				mr_conn_lost, &ev);
 		break;
 	case MR_TMR_TLP:
