@@ -12,6 +12,8 @@
 #  - a stream through r1 follows a route change on both hosts to r2 and outlives r1 turning
 #    into a black hole (IPv4 and IPv6): the routes the software datapath keeps per path are
 #    looked up again once the FIB changes.
+#  - with a multipath route over r1 and r2 on a (hashed by the ports), one connection's
+#    paths leave a through both routers (IPv4 and IPv6).
 #
 # Topology B, an ECMP fabric: c and d each hang off a router (rc, rd) that spreads over two
 # spine routers r3 and r4 by an L4 hash (fib_multipath_hash_policy 1), as switches do.
@@ -40,7 +42,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 6
+ktap_plan 8
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -258,6 +260,35 @@ ktap_check "IPv4: a stream through r1 moves with the route to r2 and outlives r1
 	route_change 10.1.1.1 10.1.2.1
 ktap_check "IPv6: a stream through r1 moves with the route to r2 and outlives r1" \
 	route_change fd01::1 fd02::1
+
+# host_multipath ADDR_A ADDR_B: a's own route to b's LAN is a multipath route over r1 and r2,
+# hashed by the ports (b answers through r1): one connection's paths leave a through both
+# next hops. A route lookup bound to a's netdev would take the first for every path.
+host_multipath() {
+	local f1 f2 d1 d2 rc=0
+	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
+		net.ipv6.fib_multipath_hash_policy=1 || return
+	route a 10.1.2.0/24 fd02::/64 "10.1.1.2 fd01::2" "10.1.1.3 fd01::3" &&
+		route b 10.1.1.0/24 fd01::/64 "10.1.2.2 fd02::2" || rc=1
+	f1=$(forwarded r1 eth1)
+	f2=$(forwarded r2 eth1)
+	if [ "$rc" -eq 0 ]; then
+		stream_start a b "$1" "$2" 10.1.2.1 -n 200 || rc=1
+		stream_wait || rc=1
+	fi
+	d1=$(($(forwarded r1 eth1) - f1))
+	d2=$(($(forwarded r2 eth1) - f2))
+	echo "# r1 forwarded $d1, r2 $d2 packets" >&2
+	[ "$d1" -ge 500 ] && [ "$d2" -ge 500 ] || rc=1
+	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=0 \
+		net.ipv6.fib_multipath_hash_policy=0
+	via 1 || rc=1
+	return "$rc"
+}
+ktap_check "IPv4: the host's own multipath route spreads one connection's paths" \
+	host_multipath 10.1.1.1 10.1.2.1
+ktap_check "IPv6: the host's own multipath route spreads one connection's paths" \
+	host_multipath fd01::1 fd02::1
 
 # spine_dies less|more ADDR_C ADDR_D: one connection's paths spread over both spines; then
 # the spine that carried less (or more) of it drops everything, and the paths through the

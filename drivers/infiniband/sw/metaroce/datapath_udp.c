@@ -308,11 +308,10 @@ static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
  * address of the namespace itself: another device there, or this one, is
  * reached through lo, and a route bound to the netdev would not exist.
  *
- * The paths are spread by the routers' ECMP hash of the UDP source port. A
- * host's own multipath route does not spread them: with an oif the kernel
- * skips multipath selection (rxe binds its routes the same way). The flow
- * still carries both ports, for policy routing and an oif-less lookup to
- * lo, and a kept route is one path's (metaroce_dp_route).
+ * The paths are spread by the routers' ECMP hash of the UDP source port, and
+ * by the host's own multipath route (metaroce_udp_lookup4/6). The flow
+ * carries both ports for that hash and for policy routing, and a kept route
+ * is one path's (metaroce_dp_route).
  */
 static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
 			    const struct in6_addr *daddr)
@@ -362,6 +361,56 @@ static void metaroce_udp_route_keep(struct metaroce_dp_route *route,
 	route->cookie = cookie;
 }
 
+/*
+ * A lookup bound to an output interface takes the first next hop of a
+ * multipath route (fib_select_path() and its IPv6 twin select only without
+ * one), so every path would leave through it. Look up without one first and
+ * keep that route if it leaves through @oif, the device's netdev; else (a
+ * route through another interface, a VRF, a rule on the oif) bind the lookup
+ * to @oif. @oif 0: an address of the namespace, reached through lo.
+ */
+static struct rtable *metaroce_udp_lookup4(struct net *net, struct flowi4 *fl4,
+					   int oif)
+{
+	struct flowi4 any = *fl4;
+	struct rtable *rt;
+
+	if (oif) {
+		any.flowi4_oif = 0;
+		rt = ip_route_output_key(net, &any);
+		if (!IS_ERR(rt)) {
+			if (rt->dst.dev->ifindex == oif) {
+				*fl4 = any;
+				return rt;
+			}
+			ip_rt_put(rt);
+		}
+	}
+	fl4->flowi4_oif = oif;
+	return ip_route_output_key(net, fl4);
+}
+
+static struct dst_entry *metaroce_udp_lookup6(struct net *net, struct sock *sk,
+					      struct flowi6 *fl6, int oif)
+{
+	struct flowi6 any = *fl6;
+	struct dst_entry *dst;
+
+	if (oif) {
+		any.flowi6_oif = 0;
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &any, NULL);
+		if (!IS_ERR(dst)) {
+			if (dst->dev->ifindex == oif) {
+				*fl6 = any;
+				return dst;
+			}
+			dst_release(dst);
+		}
+	}
+	fl6->flowi6_oif = oif;
+	return ipv6_stub->ipv6_dst_lookup_flow(net, sk, fl6, NULL);
+}
+
 static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
 					  const struct metaroce_dp_dest *dest,
 					  struct flowi4 *fl4)
@@ -375,8 +424,8 @@ static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
 		fl4->saddr = saddr.s6_addr32[3];
 		return container_of(dst, struct rtable, dst);
 	}
-	fl4->flowi4_oif = metaroce_udp_oif(udp, &dest->daddr);
-	rt = ip_route_output_key(udp->us->net, fl4);
+	rt = metaroce_udp_lookup4(udp->us->net, fl4,
+				  metaroce_udp_oif(udp, &dest->daddr));
 	if (!IS_ERR(rt)) {
 		ipv6_addr_set_v4mapped(fl4->saddr, &saddr);
 		metaroce_udp_route_keep(dest->route, &rt->dst, &saddr, 0);
@@ -393,8 +442,8 @@ static struct dst_entry *metaroce_udp_route6(struct metaroce_udp_dp *udp,
 	dst = metaroce_udp_route_get(dest->route, &fl6->saddr);
 	if (dst)
 		return dst;
-	fl6->flowi6_oif = metaroce_udp_oif(udp, &dest->daddr);
-	dst = ipv6_stub->ipv6_dst_lookup_flow(udp->us->net, sk, fl6, NULL);
+	dst = metaroce_udp_lookup6(udp->us->net, sk, fl6,
+				   metaroce_udp_oif(udp, &dest->daddr));
 	if (!IS_ERR(dst))
 		metaroce_udp_route_keep(dest->route, dst, &fl6->saddr,
 					rt6_get_cookie(dst_rt6_info(dst)));
