@@ -129,7 +129,7 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	if (mr_op_is_request(wr->opcode))
 		m->pkts = 1;	/* the request; the response is the peer's to send */
 	else
-		m->pkts = wr->len ? (wr->len - 1) / c->cfg.mtu + 1 : 1;
+		m->pkts = mr_conn_pkts(c, wr->len);
 	c->sq_head++;
 	return 0;
 }
@@ -185,7 +185,7 @@ static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struc
 		m->wr.len = req->len;
 		m->wr.va = req->va;
 		m->wr.rkey = req->rkey;
-		m->pkts = req->len ? (req->len - 1) / c->cfg.mtu + 1 : 1;
+		m->pkts = mr_conn_pkts(c, req->len);
 	} else {
 		m->wr.opcode = MR_OP_ATOMIC_RESP;
 		m->wr.len = 8;
@@ -422,8 +422,7 @@ static bool mr_conn_stalled(const struct mr_conn *c)
 		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 		u32 left = m->wr.len - m->next_off;
 
-		unsent += mr_op_has_payload(m->wr.opcode) && left ?
-			  (left - 1) / c->cfg.mtu + 1 : 1;
+		unsent += mr_op_has_payload(m->wr.opcode) ? mr_conn_pkts(c, left) : 1;
 		if (unsent > room)
 			return false;
 	}

@@ -352,6 +352,12 @@ static inline bool mr_conn_failed(const struct mr_conn *c)
 	return c->failed;
 }
 
+/* Packets a payload of @len bytes takes; a zero-length message is one packet. */
+static inline u32 mr_conn_pkts(const struct mr_conn *c, u32 len)
+{
+	return len ? (len - 1) / c->cfg.mtu + 1 : 1;
+}
+
 /* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */
 int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr);
 /* The next packet to send now, if any. */

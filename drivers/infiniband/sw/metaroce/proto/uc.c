@@ -107,7 +107,7 @@ bool mr_uc_commit_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 
 void mr_uc_bind(struct mr_conn *c, const struct mr_pkt *pkt, struct mr_rmsg *info)
 {
-	u32 npkts = pkt->mlen ? (pkt->mlen - 1) / c->cfg.mtu + 1 : 1;
+	u32 npkts = mr_conn_pkts(c, pkt->mlen);
 
 	info->first_psn = mr_uc_first_psn(c, pkt);
 	info->last_psn = info->first_psn + npkts - 1;
