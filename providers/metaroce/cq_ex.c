@@ -14,6 +14,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include <infiniband/verbs.h>
@@ -84,6 +85,7 @@ static int metaroce_start_poll(struct ibv_cq_ex *cq_ex,
 			       struct ibv_poll_cq_attr *attr)
 {
 	struct metaroce_cq *cq = ex_to_mcq(cq_ex);
+	bool yield;
 	int ret;
 
 	if (attr->comp_mask)
@@ -91,9 +93,12 @@ static int metaroce_start_poll(struct ibv_cq_ex *cq_ex,
 
 	pthread_spin_lock(&cq->lock);
 	ret = metaroce_cq_ex_load(cq);
+	yield = metaroce_cq_polled(cq, !ret);
 	if (ret)
 		/* The caller does not call end_poll after ENOENT. */
 		pthread_spin_unlock(&cq->lock);
+	if (yield)
+		sched_yield();
 	return ret;
 }
 

@@ -17,7 +17,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -128,6 +130,33 @@ static_assert(offsetof(union metaroce_create_ah_resp_buf, drv) ==
 	      sizeof(struct ib_uverbs_create_ah_resp), "create_ah resp");
 
 /*
+ * The software datapath runs on the host's CPUs, often on the one a process
+ * busy-polls its CQ on; a poller that never lets go leaves the kernel work
+ * that completes its requests (the QPs' work items) half of that CPU. So a
+ * poller gives its CPU up (sched_yield) after METAROCE_POLL_YIELD empty
+ * polls in a row; 0 never does (Documentation/infiniband/metaroce-admin.rst,
+ * "Polling a CQ", has what it bought in the test VM).
+ */
+static unsigned int metaroce_poll_yield_env(void)
+{
+	const char *s = getenv("METAROCE_POLL_YIELD");
+	unsigned long v;
+	char *end;
+
+	if (!s)
+		return METAROCE_POLL_YIELD_DEFAULT;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || errno || *end || v > METAROCE_POLL_YIELD_MAX) {
+		fprintf(stderr,
+			"libmetaroce: METAROCE_POLL_YIELD=%s is not a number of polls 0..%u; using %u\n",
+			s, METAROCE_POLL_YIELD_MAX, METAROCE_POLL_YIELD_DEFAULT);
+		return METAROCE_POLL_YIELD_DEFAULT;
+	}
+	return v;
+}
+
+/*
  * After the kernel created @cq (ordinary or extended): map its ring. On
  * failure the caller destroys the kernel object.
  */
@@ -147,6 +176,8 @@ int metaroce_cq_setup(struct metaroce_cq *cq,
 		return ret;
 	}
 	cq->cons = 0;
+	cq->empty_polls = 0;
+	cq->yield_after = metaroce_poll_yield_env();
 	return 0;
 }
 
@@ -202,6 +233,7 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct metaroce_cq *cq = to_mcq(ibcq);
 	uint32_t prod;
+	bool yield;
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
@@ -215,7 +247,10 @@ int metaroce_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (n)
 		/* The entries are read: the kernel may reuse them. */
 		metaroce_store_release(&cq->ring.hdr->cons, cq->cons);
+	yield = metaroce_cq_polled(cq, n);
 	pthread_spin_unlock(&cq->lock);
+	if (yield)
+		sched_yield();
 	return n;
 }
 

@@ -66,7 +66,28 @@ struct metaroce_cq {
 	struct metaroce_uring ring;
 	uint32_t cons;			/* ours; published in ring.hdr->cons */
 	const struct metaroce_cqe *cur;	/* extended polling: the entry read */
+	unsigned int empty_polls;	/* in a row; under lock */
+	unsigned int yield_after;	/* METAROCE_POLL_YIELD; 0: never */
 };
+
+/* Empty polls in a row after which a poller yields its CPU (METAROCE_POLL_YIELD). */
+#define METAROCE_POLL_YIELD_DEFAULT	16
+#define METAROCE_POLL_YIELD_MAX		1000000
+
+/*
+ * Under the CQ lock, after a poll that read @n completions: true if the
+ * caller should call sched_yield() once it has dropped the lock.
+ */
+static inline bool metaroce_cq_polled(struct metaroce_cq *cq, int n)
+{
+	if (n || !cq->yield_after || ++cq->empty_polls < cq->yield_after) {
+		if (n)
+			cq->empty_polls = 0;
+		return false;
+	}
+	cq->empty_polls = 0;
+	return true;
+}
 
 static inline struct metaroce_cq *to_mcq(struct ibv_cq *ibcq)
 {

@@ -32,6 +32,7 @@
  * (number FAKE_AH_NUM) can be created. A CREATE_QP with driver data (the
  * direct verbs, verbs_dv) is checked as the kernel checks it and answered
  * with paths, streams and a statistics page (fake_last_create_qp_req()).
+ * sched_yield() only counts its calls (fake_yield_count()).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -81,6 +82,21 @@ unsigned int fake_cmd_count(unsigned int cmd);
 unsigned int fake_cmd_count(unsigned int cmd)
 {
 	return cmd < 128 ? cmd_counts[cmd] : 0;
+}
+
+/* The provider's sched_yield() calls (a poller giving up its CPU), counted, not made. */
+static unsigned int yields;
+
+int sched_yield(void)
+{
+	yields++;
+	return 0;
+}
+
+unsigned int fake_yield_count(void);
+unsigned int fake_yield_count(void)
+{
+	return yields;
 }
 #define FAKE_SRQ_HANDLE		0x66
 #define FAKE_SRQ_WR		8

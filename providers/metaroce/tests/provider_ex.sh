@@ -22,7 +22,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${METAROCE_PROVIDER_DIR:-$(cd "$here/../lib" 2>/dev/null && pwd)}
 FAKE_HELPERS=${METAROCE_TEST_HELPERS:-$here/.metaroce}
-EX_CHECKS=46
+EX_CHECKS=48
 TAG=$((0x4d520000))
 
 for d in "$FAKE_HELPERS" "$here"; do

@@ -24,7 +24,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/metaroce-abi.h>
 
-#define VERBS_EX_CHECKS 46
+#define VERBS_EX_CHECKS 48
 
 /* The fake kernel's numbers (fake_uverbs.c). */
 #define RING_CQ		0
@@ -37,6 +37,7 @@
 static struct metaroce_ring *(*ring_hdr)(int i);
 static void *(*ring_entry)(int i, uint32_t idx);
 static unsigned int (*cmd_count)(unsigned int cmd);
+static unsigned int (*yield_count)(void);
 
 static int failed, count;
 static char why[512];
@@ -265,6 +266,61 @@ static void test_cq_ex(struct ibv_context *ctx, struct ibv_cq_ex **out)
 	check(ret == 1 && wc[0].wr_id == 23 && wc[0].opcode == IBV_WC_SEND &&
 	      cq_cons() == 5 && ret3 == ENOENT,
 	      "ibv_poll_cq continues where end_poll stopped, on the same ring");
+}
+
+/*
+ * @cq, empty, was created with METAROCE_POLL_YIELD=3: every third empty poll
+ * in a row (ibv_poll_cq or ibv_start_poll) yields, and a completion starts
+ * the count again.
+ */
+static void test_poll_yield(struct ibv_cq_ex *cq)
+{
+	struct ibv_poll_cq_attr pa = {};
+	unsigned int y0, y[5];
+	struct metaroce_cqe c;
+	struct ibv_wc wc;
+	int ret;
+
+	/* Earlier tests left empty polls counted: a completion clears them. */
+	memset(&c, 0, sizeof(c));
+	c.wr_id = 24;
+	c.opcode = IBV_WC_SEND;
+	push_cqe(&c);
+	ret = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+
+	y0 = yield_count();
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	y[0] = yield_count() - y0;
+	ibv_start_poll(cq, &pa);
+	y[1] = yield_count() - y0;
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	y[2] = yield_count() - y0;
+	ibv_start_poll(cq, &pa);
+	ibv_start_poll(cq, &pa);
+	y[3] = yield_count() - y0;
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	y[4] = yield_count() - y0;
+	snprintf(why, sizeof(why), "poll_cq %d; yields after 1, 2, 3, 5, 6 empty polls: %u %u %u %u %u",
+		 ret, y[0], y[1], y[2], y[3], y[4]);
+	check(ret == 1 && y[0] == 0 && y[1] == 0 && y[2] == 1 && y[3] == 1 && y[4] == 2,
+	      "an empty CQ's poller yields its CPU after 3 empty polls in a row");
+
+	/* Two empty polls, then a completion: the next two empty polls do not yield. */
+	y0 = yield_count();
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	c.wr_id = 25;
+	push_cqe(&c);
+	ret = ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	ibv_start_poll(cq, &pa);
+	y[0] = yield_count() - y0;
+	ibv_poll_cq(ibv_cq_ex_to_cq(cq), 1, &wc);
+	y[1] = yield_count() - y0;
+	snprintf(why, sizeof(why), "poll_cq %d (id %llu); yields %u, then %u",
+		 ret, (unsigned long long)wc.wr_id, y[0], y[1]);
+	check(ret == 1 && wc.wr_id == 25 && y[0] == 0 && y[1] == 1 && cq_cons() == 7,
+	      "a completion starts the count of empty polls again");
 }
 
 static struct ibv_qp *create_qp_ex(struct ibv_context *ctx, struct ibv_pd *pd,
@@ -650,10 +706,13 @@ int main(int argc, char **argv)
 	ring_hdr = (struct metaroce_ring *(*)(int))dlsym(RTLD_DEFAULT, "fake_ring_hdr");
 	ring_entry = (void *(*)(int, uint32_t))dlsym(RTLD_DEFAULT, "fake_ring_entry");
 	cmd_count = (unsigned int (*)(unsigned int))dlsym(RTLD_DEFAULT, "fake_cmd_count");
+	yield_count = (unsigned int (*)(void))dlsym(RTLD_DEFAULT, "fake_yield_count");
 	snprintf(why, sizeof(why), "run with fake_uverbs.so preloaded");
-	check(ring_hdr && ring_entry && cmd_count, "the fake kernel is there");
-	if (!ring_hdr || !ring_entry || !cmd_count)
+	check(ring_hdr && ring_entry && cmd_count && yield_count, "the fake kernel is there");
+	if (!ring_hdr || !ring_entry || !cmd_count || !yield_count)
 		bail();
+	/* Read when a CQ is created: test_poll_yield() counts on 3. */
+	setenv("METAROCE_POLL_YIELD", "3", 1);
 
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
@@ -668,6 +727,7 @@ int main(int argc, char **argv)
 		bail();
 
 	test_cq_ex(ctx, &cq);
+	test_poll_yield(cq);
 	test_qp_rc(ctx, pd, ibv_cq_ex_to_cq(cq));
 	test_qp_ud(ctx, pd, ibv_cq_ex_to_cq(cq));
 
