@@ -80,11 +80,12 @@ struct metaroce_cq {
  */
 static inline bool metaroce_cq_polled(struct metaroce_cq *cq, int n)
 {
-	if (n || !cq->yield_after || ++cq->empty_polls < cq->yield_after) {
-		if (n)
-			cq->empty_polls = 0;
+	if (n) {
+		cq->empty_polls = 0;
 		return false;
 	}
+	if (!cq->yield_after || ++cq->empty_polls < cq->yield_after)
+		return false;
 	cq->empty_polls = 0;
 	return true;
 }
