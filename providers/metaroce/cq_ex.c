@@ -235,7 +235,7 @@ struct ibv_cq_ex *metaroce_create_cq_ex(struct ibv_context *context,
 	if (ret)
 		goto err_free;
 
-	ret = metaroce_cq_setup(cq, &resp.drv.ring, context->cmd_fd);
+	ret = metaroce_cq_setup(cq, &resp.drv.ring, context);
 	if (ret)
 		goto err_destroy;
 	metaroce_cq_ex_set_ops(&cq->vcq.cq_ex, attr->wc_flags);

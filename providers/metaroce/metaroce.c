@@ -222,6 +222,7 @@ static struct verbs_context *metaroce_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 	}
 
+	ctx->poll_yield = metaroce_poll_yield_env();
 	verbs_set_ops(&ctx->vctx, &metaroce_ctx_ops);
 	return &ctx->vctx;
 }

@@ -18,6 +18,7 @@
 
 struct metaroce_context {
 	struct verbs_context vctx;
+	unsigned int poll_yield;	/* METAROCE_POLL_YIELD, read at open */
 };
 
 static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
@@ -30,6 +31,7 @@ static inline struct metaroce_context *to_mctx(struct ibv_context *ibctx)
 bool metaroce_is_our_device(struct ibv_device *ibdev);
 
 /* rings.c (the ring helpers are in rings.h) */
+unsigned int metaroce_poll_yield_env(void);
 struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 				  struct ibv_comp_channel *channel,
 				  int comp_vector);

@@ -135,9 +135,11 @@ static_assert(offsetof(union metaroce_create_ah_resp_buf, drv) ==
  * that completes its requests (the QPs' work items) half of that CPU. So a
  * poller gives its CPU up (sched_yield) after METAROCE_POLL_YIELD empty
  * polls in a row; 0 never does (Documentation/infiniband/metaroce-admin.rst,
- * "Polling a CQ", has what it bought in the test VM).
+ * "Polling a CQ", has what it bought in the test VM). Read once per opened
+ * device, as other providers read their variables: a bad value is reported
+ * once, not for every CQ.
  */
-static unsigned int metaroce_poll_yield_env(void)
+unsigned int metaroce_poll_yield_env(void)
 {
 	const char *s = getenv("METAROCE_POLL_YIELD");
 	unsigned long v;
@@ -161,11 +163,12 @@ static unsigned int metaroce_poll_yield_env(void)
  * failure the caller destroys the kernel object.
  */
 int metaroce_cq_setup(struct metaroce_cq *cq,
-		      const struct metaroce_ring_info *info, int cmd_fd)
+		      const struct metaroce_ring_info *info,
+		      struct ibv_context *context)
 {
 	int ret;
 
-	ret = metaroce_uring_map(&cq->ring, info, cmd_fd,
+	ret = metaroce_uring_map(&cq->ring, info, context->cmd_fd,
 				 sizeof(struct metaroce_cqe));
 	if (ret)
 		return ret;
@@ -177,7 +180,7 @@ int metaroce_cq_setup(struct metaroce_cq *cq,
 	}
 	cq->cons = 0;
 	cq->empty_polls = 0;
-	cq->yield_after = metaroce_poll_yield_env();
+	cq->yield_after = to_mctx(context)->poll_yield;
 	return 0;
 }
 
@@ -199,7 +202,7 @@ struct ibv_cq *metaroce_create_cq(struct ibv_context *context, int cqe,
 	if (ret)
 		goto err_free;
 
-	ret = metaroce_cq_setup(cq, &resp.drv.ring, context->cmd_fd);
+	ret = metaroce_cq_setup(cq, &resp.drv.ring, context);
 	if (ret)
 		goto err_destroy;
 	return &cq->ibcq;

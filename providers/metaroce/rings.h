@@ -67,7 +67,7 @@ struct metaroce_cq {
 	uint32_t cons;			/* ours; published in ring.hdr->cons */
 	const struct metaroce_cqe *cur;	/* extended polling: the entry read */
 	unsigned int empty_polls;	/* in a row; under lock */
-	unsigned int yield_after;	/* METAROCE_POLL_YIELD; 0: never */
+	unsigned int yield_after;	/* the context's poll_yield; 0: never */
 };
 
 /* Empty polls in a row after which a poller yields its CPU (METAROCE_POLL_YIELD). */
@@ -97,7 +97,8 @@ static inline struct metaroce_cq *to_mcq(struct ibv_cq *ibcq)
 }
 
 int metaroce_cq_setup(struct metaroce_cq *cq,
-		      const struct metaroce_ring_info *info, int cmd_fd);
+		      const struct metaroce_ring_info *info,
+		      struct ibv_context *context);
 
 struct metaroce_ah {
 	struct ibv_ah ibah;

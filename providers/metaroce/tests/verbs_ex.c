@@ -10,6 +10,8 @@
  * non-zero on any failure.
  *
  * Usage: verbs_ex DEVICE
+ *        verbs_ex DEVICE bad-yield   (1 + BAD_YIELD_CHECKS checks of a bad
+ *                                     METAROCE_POLL_YIELD instead)
  */
 
 #include <arpa/inet.h>
@@ -25,6 +27,7 @@
 #include <rdma/metaroce-abi.h>
 
 #define VERBS_EX_CHECKS 48
+#define BAD_YIELD_CHECKS 2
 
 /* The fake kernel's numbers (fake_uverbs.c). */
 #define RING_CQ		0
@@ -54,10 +57,12 @@ static void check(int ok, const char *name)
 	why[0] = '\0';
 }
 
+static int checks = VERBS_EX_CHECKS;
+
 static void bail(void)
 {
 	snprintf(why, sizeof(why), "an earlier step failed");
-	while (count < VERBS_EX_CHECKS)
+	while (count < checks)
 		check(0, "not reached");
 	exit(1);
 }
@@ -688,6 +693,66 @@ static void test_qp_ud(struct ibv_context *ctx, struct ibv_pd *pd,
 	check(ret == 0, "the AH and the UD QP destroyed");
 }
 
+/*
+ * METAROCE_POLL_YIELD=3x, not a number: opening the device reports it once on
+ * stderr, not once per CQ, and a CQ of that device yields after the default
+ * 16 empty polls. The fake kernel has one CQ ring at a time and fills it with
+ * two completions: each CQ is drained first.
+ */
+static int test_bad_yield(struct ibv_device *dev)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_cq *cq = NULL;
+	unsigned int y0, y[2], lines = 0, made = 0;
+	struct ibv_wc wc[2];
+	char line[256];
+	FILE *err;
+	int fd2, i;
+
+	setenv("METAROCE_POLL_YIELD", "3x", 1);
+	err = tmpfile();
+	fd2 = dup(STDERR_FILENO);
+	if (err && fd2 >= 0 && dup2(fileno(err), STDERR_FILENO) >= 0) {
+		ctx = ibv_open_device(dev);
+		for (i = 0; ctx && i < 2; i++) {
+			if (cq && (ibv_poll_cq(cq, 2, wc) != 2 || ibv_destroy_cq(cq)))
+				break;
+			cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+			made += cq != NULL;
+		}
+		fflush(stderr);
+		dup2(fd2, STDERR_FILENO);
+	}
+	if (err) {
+		rewind(err);
+		while (fgets(line, sizeof(line), err))
+			lines += strstr(line, "METAROCE_POLL_YIELD=3x") != NULL;
+	}
+	snprintf(why, sizeof(why), "ctx %p, %u CQs made, %u lines about it", (void *)ctx,
+		 made, lines);
+	check(ctx && made == 2 && lines == 1,
+	      "a bad METAROCE_POLL_YIELD is reported once per opened device, not per CQ");
+	if (!ctx || !cq || ibv_poll_cq(cq, 2, wc) != 2)
+		bail();
+
+	y0 = yield_count();
+	for (i = 0; i < 15; i++)
+		ibv_poll_cq(cq, 1, wc);
+	y[0] = yield_count() - y0;
+	ibv_poll_cq(cq, 1, wc);
+	y[1] = yield_count() - y0;
+	snprintf(why, sizeof(why), "yields after 15 and 16 empty polls: %u %u", y[0], y[1]);
+	check(y[0] == 0 && y[1] == 1, "with a bad value a CQ yields after the default 16 empty polls");
+
+	ibv_destroy_cq(cq);
+	ibv_close_device(ctx);
+	if (count != checks) {
+		printf("FAIL check count: %d, expected %d\n", count, checks);
+		return 1;
+	}
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -695,12 +760,15 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	struct ibv_cq_ex *cq = NULL;
 	struct ibv_pd *pd;
-	int i, n, ret;
+	int i, n, ret, bad_yield;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+	bad_yield = argc == 3 && strcmp(argv[2], "bad-yield") == 0;
+	if (argc != 2 && !bad_yield) {
+		fprintf(stderr, "usage: %s DEVICE [bad-yield]\n", argv[0]);
 		return 2;
 	}
+	if (bad_yield)
+		checks = 1 + BAD_YIELD_CHECKS;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	ring_hdr = (struct metaroce_ring *(*)(int))dlsym(RTLD_DEFAULT, "fake_ring_hdr");
@@ -711,13 +779,18 @@ int main(int argc, char **argv)
 	check(ring_hdr && ring_entry && cmd_count && yield_count, "the fake kernel is there");
 	if (!ring_hdr || !ring_entry || !cmd_count || !yield_count)
 		bail();
-	/* Read when a CQ is created: test_poll_yield() counts on 3. */
-	setenv("METAROCE_POLL_YIELD", "3", 1);
 
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
 		if (strcmp(ibv_get_device_name(list[i]), argv[1]) == 0)
 			dev = list[i];
+	if (bad_yield) {
+		if (!dev)
+			bail();
+		return test_bad_yield(dev);
+	}
+	/* Read when the device is opened: test_poll_yield() counts on 3. */
+	setenv("METAROCE_POLL_YIELD", "3", 1);
 	ctx = dev ? ibv_open_device(dev) : NULL;
 	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
 	snprintf(why, sizeof(why), "dev %p ctx %p pd %p errno %d", (void *)dev,
@@ -738,9 +811,8 @@ int main(int argc, char **argv)
 	check(ret == 0, "extended CQ destroyed (every CQE consumed), PD, context");
 	ibv_free_device_list(list);
 
-	if (count != VERBS_EX_CHECKS) {
-		printf("FAIL check count: %d, expected %d\n", count,
-		       VERBS_EX_CHECKS);
+	if (count != checks) {
+		printf("FAIL check count: %d, expected %d\n", count, checks);
 		return 1;
 	}
 	return failed ? 1 : 0;
