@@ -83,3 +83,26 @@ fake_run() {
 		"${ns[@]}" sh -c "$script" sh "${#FAKE_NODES[@]}" "${FAKE_NODES[@]}" \
 		"$@" >"$out" 2>"$err"
 }
+
+# fake_checks OUT WANT LOG COMMAND...: fake_run a test helper that prints one
+# "PASS name" or "FAIL name: why" line per check (and may end with its own
+# "FAIL check count" tally, not a check), and report those lines as TAP (tap.sh).
+# WANT is how many checks it was to make: one it never reached fails, with the
+# end of its stderr (OUT.err) and of the fake kernel's log LOG.
+fake_checks() {
+	local out=$1 want=$2 log=$3 seen=0 line
+	shift 3
+	fake_run "$out" "$out.err" "$@"
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) seen=$((seen + 1)); tap 0 "${line#PASS }";;
+		FAIL\ check\ count*) ;;
+		FAIL\ *) seen=$((seen + 1)); tap 1 "${line#FAIL }";;
+		esac
+	done <"$out"
+	while [ "$seen" -lt "$want" ]; do
+		seen=$((seen + 1))
+		tap 1 "${out##*/} check $seen did not run" "$(tail -n 5 "$out.err")" \
+			"$(tail -n 20 "$log" 2>/dev/null)"
+	done
+}

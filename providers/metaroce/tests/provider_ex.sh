@@ -49,31 +49,13 @@ fake_add_gid mr0 1 0000:0000:0000:0000:0000:ffff:0a09:0901 "RoCE v2"
 fake_run "$work/probe" "$work/probe.err" true ||
 	skip_all "cannot make a private mount namespace: $(head -n 1 "$work/probe.err")"
 
-# run_helper NAME EXPECTED [ARG]: verbs_ex's PASS/FAIL lines as TAP, one per check it was
-# to make (a check it never reached fails, with its stderr and the fake kernel's log).
-run_helper() {
-	local name=$1 want=$2 seen=0 line
-	shift 2
-	fake_run "$work/$name" "$work/$name.err" \
-		env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
-		FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0 "$@"
-	while IFS= read -r line; do
-		case $line in
-		PASS\ *) seen=$((seen + 1)); tap 0 "${line#PASS }";;
-		FAIL\ check\ count*) ;;
-		FAIL\ *) seen=$((seen + 1)); tap 1 "${line#FAIL }";;
-		esac
-	done <"$work/$name"
-	while [ "$seen" -lt "$want" ]; do
-		seen=$((seen + 1))
-		tap 1 "verbs_ex $* check $seen did not run" "$(tail -n 5 "$work/$name.err")" \
-			"$(tail -n 20 "$work/log" 2>/dev/null)"
-	done
-}
-
-run_helper ex "$VERBS_CHECKS"
+fake_checks "$work/ex" "$VERBS_CHECKS" "$work/log" \
+	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
+	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0
 # A separate process: METAROCE_POLL_YIELD is read when the device is opened.
-run_helper bad-yield "$BAD_YIELD_CHECKS" bad-yield
+fake_checks "$work/bad-yield" "$BAD_YIELD_CHECKS" "$work/log" \
+	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
+	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0 bad-yield
 if [ "$failed" -ne 0 ]; then
 	diag "fake kernel log:" "$(cat "$work/log" 2>/dev/null)"
 fi
