@@ -49,13 +49,11 @@ fake_add_gid mr0 1 0000:0000:0000:0000:0000:ffff:0a09:0901 "RoCE v2"
 fake_run "$work/probe" "$work/probe.err" true ||
 	skip_all "cannot make a private mount namespace: $(head -n 1 "$work/probe.err")"
 
-fake_checks "$work/ex" "$VERBS_CHECKS" "$work/log" \
-	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
-	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0
+verbs_ex=(env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log"
+	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0)
+fake_checks "$work/ex" "$VERBS_CHECKS" "$work/log" "${verbs_ex[@]}"
 # A separate process: METAROCE_POLL_YIELD is read when the device is opened.
-fake_checks "$work/bad-yield" "$BAD_YIELD_CHECKS" "$work/log" \
-	env RDMAV_DRIVERS="$dir/libmetaroce" FAKE_UVERBS_LOG="$work/log" \
-	FAKE_UVERBS_SCENARIO=ex "$FAKE_HELPERS/verbs_ex" mr0 bad-yield
+fake_checks "$work/bad-yield" "$BAD_YIELD_CHECKS" "$work/log" "${verbs_ex[@]}" bad-yield
 if [ "$failed" -ne 0 ]; then
 	diag "fake kernel log:" "$(cat "$work/log" 2>/dev/null)"
 fi

@@ -59,6 +59,16 @@ static void check(int ok, const char *name)
 
 static int checks = VERBS_EX_CHECKS;
 
+/* The exit status: every check made, none failed. */
+static int finish(void)
+{
+	if (count != checks) {
+		printf("FAIL check count: %d, expected %d\n", count, checks);
+		return 1;
+	}
+	return failed ? 1 : 0;
+}
+
 static void bail(void)
 {
 	snprintf(why, sizeof(why), "an earlier step failed");
@@ -723,10 +733,13 @@ static int test_bad_yield(struct ibv_device *dev)
 		fflush(stderr);
 		dup2(fd2, STDERR_FILENO);
 	}
+	if (fd2 >= 0)
+		close(fd2);
 	if (err) {
 		rewind(err);
 		while (fgets(line, sizeof(line), err))
 			lines += strstr(line, "METAROCE_POLL_YIELD=3x") != NULL;
+		fclose(err);
 	}
 	snprintf(why, sizeof(why), "ctx %p, %u CQs made, %u lines about it", (void *)ctx,
 		 made, lines);
@@ -746,11 +759,7 @@ static int test_bad_yield(struct ibv_device *dev)
 
 	ibv_destroy_cq(cq);
 	ibv_close_device(ctx);
-	if (count != checks) {
-		printf("FAIL check count: %d, expected %d\n", count, checks);
-		return 1;
-	}
-	return failed ? 1 : 0;
+	return finish();
 }
 
 int main(int argc, char **argv)
@@ -810,10 +819,5 @@ int main(int argc, char **argv)
 	snprintf(why, sizeof(why), "ret %d", ret);
 	check(ret == 0, "extended CQ destroyed (every CQE consumed), PD, context");
 	ibv_free_device_list(list);
-
-	if (count != checks) {
-		printf("FAIL check count: %d, expected %d\n", count, checks);
-		return 1;
-	}
-	return failed ? 1 : 0;
+	return finish();
 }
