@@ -13,9 +13,17 @@
 #include <linux/if_arp.h>
 #include <net/addrconf.h>
 #include <rdma/ib_mad.h>
+#include <metaroce/wire.h>
 
 #include "metaroce.h"
 #include "queue.h"
+
+/* The opcodes that carry payload: a WRITE's headers are the largest. */
+static_assert(MR_HDR_WRITE + MR_ICRC_LEN <= METAROCE_HDR_BUDGET);
+static_assert(MR_HDR_SEND <= MR_HDR_WRITE && MR_HDR_READ_RESP <= MR_HDR_WRITE &&
+	      MR_HDR_UD <= MR_HDR_WRITE);
+/* Headers alone (an ACK is the largest) fit wherever 256 bytes of payload do. */
+static_assert(MR_HDR_MAX + MR_ICRC_LEN <= METAROCE_HDR_BUDGET + 256);
 
 /* Payload bytes one segment can carry on @ndev; 0 if the MTU is too small. */
 unsigned int metaroce_payload_mtu(const struct net_device *ndev)

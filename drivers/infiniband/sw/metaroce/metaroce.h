@@ -45,9 +45,10 @@
  * MetaRoCE headers. The netdev MTU is the L3 size, so the Ethernet header is
  * not part of it.
  *
- * METAROCE_HDR_BUDGET is provisional: it is a budget, not the size of the
- * wire header (include/metaroce/wire.h), and must become that size, or an
- * upper bound checked at build time against it, once the wire header lands.
+ * METAROCE_HDR_BUDGET bounds the MetaRoCE headers and ICRC of a packet that
+ * carries payload (device.c checks it against include/metaroce/wire.h). A
+ * packet without payload is larger only by less than the smallest MTU a port
+ * must carry (256 bytes of payload).
  */
 #define METAROCE_HDR_BUDGET	64
 #define METAROCE_NET_OVERHEAD	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + \
