@@ -6,7 +6,8 @@
 #   Segments from debugfs xmit_test reach the peer over IPv4 and IPv6, one UDP source port
 #   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
 #   dropped; a CE mark on the way is counted; two devices in one namespace share the port
-#   and each gets its own packets, also over lo; deleting devices and unloading the module
+#   and each gets its own packets, also over lo; a device on a VRF slave receives (with
+#   udp_l3mdev_accept) and sends through the VRF; deleting devices and unloading the module
 #   while packets flow leaves no device and no socket behind.
 #
 # Run as root inside the test VM:
@@ -137,7 +138,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 18
+ktap_plan 20
 
 node_add a
 node_add b
@@ -195,6 +196,25 @@ ktap_check "two devices in b: segments for eth1's address go to mrb2" \
 ktap_check "device to device in one namespace, over lo" \
 	rises mrb2 dp_rx_packets 3 xmit b mrb "10.0.1.2 53000 3"
 ktap_check "a device to itself" rises mrb dp_rx_packets 4 xmit b mrb "10.0.0.2 53000 4 2"
+
+# b's eth1 enslaved to a VRF: the device's socket, bound to no device, takes what arrives
+# through the VRF once udp_l3mdev_accept allows it (the admin guide), and its packets leave
+# through the VRF's table. mra2, on a's eth1, is the other end.
+vrf_setup() {
+	modprobe vrf && rdma_add metaroce mra2 a eth1 &&
+		on b ip link add blue type vrf table 10 && on b ip link set blue up &&
+		on b ip link set eth1 master blue && on b sysctl -qw net.ipv4.udp_l3mdev_accept=1
+}
+if vrf_setup; then
+	ktap_check "a device on a VRF slave receives (udp_l3mdev_accept=1)" \
+		rises mrb2 dp_rx_packets 5 xmit a mra2 "10.0.1.2 55000 5"
+	ktap_check "... and sends through the VRF's table" \
+		rises mra2 dp_rx_packets 3 xmit b mrb2 "10.0.1.1 55000 3"
+else
+	ktap_fail "a device on a VRF slave receives (udp_l3mdev_accept=1)"
+	ktap_fail "... and sends through the VRF's table"
+fi
+on a rdma link delete mra2 2>/dev/null
 
 # Traffic in both directions while the devices go, then the module.
 (
