@@ -6,9 +6,9 @@
 #   Segments from debugfs xmit_test reach the peer over IPv4 and IPv6, one UDP source port
 #   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
 #   dropped; a CE mark on the way is counted; two devices in one namespace share the port
-#   and each gets its own packets, also over lo; a device on a VRF slave receives (with
-#   udp_l3mdev_accept) and sends through the VRF; deleting devices and unloading the module
-#   while packets flow leaves no device and no socket behind.
+#   and each gets its own packets, also over lo; a device on a VRF slave receives (IPv4,
+#   IPv6; with udp_l3mdev_accept) and sends through the VRF; deleting devices and
+#   unloading the module while packets flow leaves no device and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -138,7 +138,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 20
+ktap_plan 21
 
 node_add a
 node_add b
@@ -203,16 +203,18 @@ ktap_check "a device to itself" rises mrb dp_rx_packets 4 xmit b mrb "10.0.0.2 5
 vrf_setup() {
 	modprobe vrf && rdma_add metaroce mra2 a eth1 &&
 		on b ip link add blue type vrf table 10 && on b ip link set blue up &&
-		on b ip link set eth1 master blue && on b sysctl -qw net.ipv4.udp_l3mdev_accept=1
+		on b ip link set eth1 master blue && on b sysctl -qw net.ipv4.udp_l3mdev_accept=1 &&
+		ip -n a addr add fd01::1/64 dev eth1 nodad &&
+		ip -n b addr add fd01::2/64 dev eth1 nodad	# after: enslaving cycles the link
 }
+vrf_checks=("a device on a VRF slave receives (udp_l3mdev_accept=1)"
+	    "... and sends through the VRF's table" "... and receives over IPv6 (the same sysctl)")
 if vrf_setup; then
-	ktap_check "a device on a VRF slave receives (udp_l3mdev_accept=1)" \
-		rises mrb2 dp_rx_packets 5 xmit a mra2 "10.0.1.2 55000 5"
-	ktap_check "... and sends through the VRF's table" \
-		rises mra2 dp_rx_packets 3 xmit b mrb2 "10.0.1.1 55000 3"
+	ktap_check "${vrf_checks[0]}" rises mrb2 dp_rx_packets 5 xmit a mra2 "10.0.1.2 55000 5"
+	ktap_check "${vrf_checks[1]}" rises mra2 dp_rx_packets 3 xmit b mrb2 "10.0.1.1 55000 3"
+	ktap_check "${vrf_checks[2]}" rises mrb2 dp_rx_packets 4 xmit a mra2 "fd01::2 55000 4"
 else
-	ktap_fail "a device on a VRF slave receives (udp_l3mdev_accept=1)"
-	ktap_fail "... and sends through the VRF's table"
+	for c in "${vrf_checks[@]}"; do ktap_fail "$c"; done
 fi
 on a rdma link delete mra2 2>/dev/null
 

@@ -63,25 +63,34 @@ static struct metaroce_udp_dp *to_udp_dp(struct metaroce_datapath *dp)
 	return container_of(dp, struct metaroce_udp_dp, dp);
 }
 
-/* The device whose netdev owns @daddr; RCU read side. */
+/*
+ * The device whose netdev owns @daddr; RCU read side. Without a device to
+ * scope it, ipv6_dev_find() passes over the addresses of netdevs enslaved to
+ * a VRF, so when it finds none each device's netdev is asked in turn: a few
+ * lookups for a packet to a VRF's address, or to none of ours.
+ */
 static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 					       const struct in6_addr *daddr)
 {
 	struct metaroce_udp_dp *udp;
 	struct net_device *ndev;
+	bool v4 = ipv6_addr_v4mapped(daddr);
 
-	if (ipv6_addr_v4mapped(daddr))
+	if (v4)
 		ndev = __ip_dev_find(us->net, daddr->s6_addr32[3], false);
 	else if (IS_ENABLED(CONFIG_IPV6))
 		ndev = ipv6_dev_find(us->net, daddr, NULL);
 	else
 		ndev = NULL;
-	if (!ndev)
+	if (!ndev && (v4 || !IS_ENABLED(CONFIG_IPV6)))
 		return NULL;
 
-	list_for_each_entry_rcu(udp, &us->devs, node)
-		if (udp->dp.mdev->ndev == ndev)
+	list_for_each_entry_rcu(udp, &us->devs, node) {
+		struct net_device *own = udp->dp.mdev->ndev;
+
+		if (ndev ? own == ndev : ipv6_chk_addr(us->net, daddr, own, 1))
 			return udp->dp.mdev;
+	}
 	return NULL;
 }
 
