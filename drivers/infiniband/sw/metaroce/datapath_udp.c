@@ -81,14 +81,15 @@ static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 	else if (IS_ENABLED(CONFIG_IPV6))
 		ndev = ipv6_dev_find(us->net, daddr, NULL);
 	else
-		ndev = NULL;
-	if (!ndev && (v4 || !IS_ENABLED(CONFIG_IPV6)))
+		return NULL;
+	if (!ndev && v4)
 		return NULL;
 
 	list_for_each_entry_rcu(udp, &us->devs, node) {
 		struct net_device *own = udp->dp.mdev->ndev;
 
-		if (ndev ? own == ndev : ipv6_chk_addr(us->net, daddr, own, 1))
+		if (ndev ? own == ndev :
+			   IS_ENABLED(CONFIG_IPV6) && ipv6_chk_addr(us->net, daddr, own, 1))
 			return udp->dp.mdev;
 	}
 	return NULL;
