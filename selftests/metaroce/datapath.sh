@@ -7,8 +7,9 @@
 #   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
 #   dropped; a CE mark on the way is counted; two devices in one namespace share the port
 #   and each gets its own packets, also over lo; a device on a VRF slave receives (IPv4,
-#   IPv6; with udp_l3mdev_accept) and sends through the VRF; deleting devices and
-#   unloading the module while packets flow leaves no device and no socket behind.
+#   IPv6; with udp_l3mdev_accept) and sends through the VRF, also when two VRFs' addresses
+#   overlap; deleting devices and unloading the module while packets flow leaves no device
+#   and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -138,7 +139,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 21
+ktap_plan 26
 
 node_add a
 node_add b
@@ -209,14 +210,74 @@ vrf_setup() {
 }
 vrf_checks=("a device on a VRF slave receives (udp_l3mdev_accept=1)"
 	    "... and sends through the VRF's table" "... and receives over IPv6 (the same sysctl)")
+vrf_ok=
 if vrf_setup; then
+	vrf_ok=1
 	ktap_check "${vrf_checks[0]}" rises mrb2 dp_rx_packets 5 xmit a mra2 "10.0.1.2 55000 5"
 	ktap_check "${vrf_checks[1]}" rises mra2 dp_rx_packets 3 xmit b mrb2 "10.0.1.1 55000 3"
 	ktap_check "${vrf_checks[2]}" rises mrb2 dp_rx_packets 4 xmit a mra2 "fd01::2 55000 4"
 else
 	for c in "${vrf_checks[@]}"; do ktap_fail "$c"; done
 fi
-on a rdma link delete mra2 2>/dev/null
+
+# A second VRF in b, red, on a link to a third node c, with blue's addresses: the address
+# spaces overlap. Each device gets what arrives through its own VRF, whichever of the two
+# addresses a lookup in the whole namespace would find first, and a device sends to its own
+# address through its VRF.
+overlap_setup() {
+	node_add c && link_add c eth0 10.0.1.1 b eth2 10.0.1.2 &&
+		link_add c eth1 10.0.2.1 b eth3 10.0.2.2 &&
+		rdma_add metaroce mrc c eth0 && rdma_add metaroce mrb3 b eth2 &&
+		on b ip link add red type vrf table 20 && on b ip link set red up &&
+		on b ip link set eth2 master red &&
+		ip -n c addr add fd01::1/64 dev eth0 nodad &&
+		ip -n b addr add fd01::2/64 dev eth2 nodad
+}
+overlap_checks=("overlapping VRFs: red's device gets what comes through red"
+		"... and blue's what comes through blue" "... the same over IPv6"
+		"a device in a VRF sends to its own address through the VRF"
+		"ibv_rc_pingpong -c through each of the two VRFs at once")
+# One connection through each VRF, the programs' exchanges over the main tables (b's
+# 10.0.0.2 and 10.0.2.2): mra2 with blue's mrb2, mrc with red's mrb3.
+# shellcheck disable=SC2317 # called through ktap_check
+overlap_pingpong() {
+	local ga gc gb2 gb3 pids=() pid rc=0 f
+	use_build_provider
+	ga=$(gid_index mra2 10.0.1.1) && gc=$(gid_index mrc 10.0.1.1) &&
+		gb2=$(gid_index mrb2 10.0.1.2) && gb3=$(gid_index mrb3 10.0.1.2) || return
+	on_bg b timeout 60 ibv_rc_pingpong -d mrb2 -g "$gb2" -p 18600 -n 200 -s 4096 -c \
+		>"$SNIFF.pp1" 2>&1
+	pids+=($!)
+	on_bg b timeout 60 ibv_rc_pingpong -d mrb3 -g "$gb3" -p 18601 -n 200 -s 4096 -c \
+		>"$SNIFF.pp2" 2>&1
+	pids+=($!)
+	wait_listen b 18600 "${pids[0]}" && wait_listen b 18601 "${pids[1]}" || return
+	on_bg a timeout 50 ibv_rc_pingpong -d mra2 -g "$ga" -p 18600 -n 200 -s 4096 -c \
+		10.0.0.2 >"$SNIFF.pp3" 2>&1
+	pids+=($!)
+	on_bg c timeout 50 ibv_rc_pingpong -d mrc -g "$gc" -p 18601 -n 200 -s 4096 -c \
+		10.0.2.2 >"$SNIFF.pp4" 2>&1
+	pids+=($!)
+	for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+	for f in "$SNIFF".pp[1-4]; do
+		grep -q 'iters in' "$f" || { rc=1; sed 's/^/# /' "$f"; }
+	done
+	return "$rc"
+}
+if [ -n "$vrf_ok" ] && overlap_setup; then
+	ktap_check "${overlap_checks[0]}" rises mrb3 dp_rx_packets 5 xmit c mrc "10.0.1.2 56000 5"
+	ktap_check "${overlap_checks[1]}" rises mrb2 dp_rx_packets 4 xmit a mra2 "10.0.1.2 56000 4"
+	overlap_ipv6() {
+		rises mrb3 dp_rx_packets 3 xmit c mrc "fd01::2 56000 3" &&
+			rises mrb2 dp_rx_packets 2 xmit a mra2 "fd01::2 56000 2"
+	}
+	ktap_check "${overlap_checks[2]}" overlap_ipv6
+	ktap_check "${overlap_checks[3]}" rises mrb3 dp_rx_packets 2 xmit b mrb3 "10.0.1.2 56000 2"
+	ktap_check "${overlap_checks[4]}" overlap_pingpong
+else
+	for c in "${overlap_checks[@]}"; do ktap_fail "$c"; done
+fi
+for l in a:mra2 c:mrc b:mrb3; do on "${l%%:*}" rdma link delete "${l#*:}" 2>/dev/null; done
 
 # Traffic in both directions while the devices go, then the module.
 (

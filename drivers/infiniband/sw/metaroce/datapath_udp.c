@@ -9,7 +9,8 @@
  * kernel, through a shared namespace) arrives on lo, where no socket bound
  * to the netdev matches, and the stack would answer "port unreachable". The
  * address a packet is sent to names the netdev that owns it, whichever
- * interface it came in on, and so the device.
+ * interface it came in on, and so the device; where VRFs hold the same
+ * address, the VRF the packet came in through names which.
  *
  * A device's namespace is that of its netdev, fixed for the device's life:
  * a netdev leaving the namespace takes its device with it (main.c), so the
@@ -26,6 +27,7 @@
 #include <net/ip6_fib.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
+#include <net/l3mdev.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <metaroce/wire.h>
@@ -63,18 +65,50 @@ static struct metaroce_udp_dp *to_udp_dp(struct metaroce_datapath *dp)
 	return container_of(dp, struct metaroce_udp_dp, dp);
 }
 
+/* Whether @ndev has the IPv4 address @addr; RCU read side. */
+static bool metaroce_udp_has_addr4(struct net_device *ndev, __be32 addr)
+{
+	const struct in_device *in_dev = __in_dev_get_rcu(ndev);
+	const struct in_ifaddr *ifa;
+
+	if (!in_dev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == addr)
+			return true;
+	return false;
+}
+
+/* Whether @ndev, in the L3 domain (VRF) @l3, has @daddr; RCU read side. */
+static bool metaroce_udp_owns(struct net_device *ndev, int l3,
+			      const struct in6_addr *daddr)
+{
+	if (l3mdev_master_ifindex_rcu(ndev) != l3)
+		return false;
+	if (ipv6_addr_v4mapped(daddr))
+		return metaroce_udp_has_addr4(ndev, daddr->s6_addr32[3]);
+	return IS_ENABLED(CONFIG_IPV6) &&
+	       ipv6_chk_addr(dev_net(ndev), daddr, ndev, 1);
+}
+
 /*
- * The device whose netdev owns @daddr; RCU read side. Without a device to
- * scope it, ipv6_dev_find() passes over the addresses of netdevs enslaved to
- * a VRF, so when it finds none each device's netdev is asked in turn: a few
- * lookups for a packet to a VRF's address, or to none of ours.
+ * The device whose netdev owns @daddr in the L3 domain the packet came in
+ * through (@ingress: a VRF device, one of its slaves, lo or another netdev);
+ * RCU read side. VRFs may hold the same address, so an address alone does
+ * not name the netdev. The namespace-wide lookup answers the common case;
+ * when its netdev is in another domain, or it finds none (ipv6_dev_find()
+ * without a device passes over the addresses of VRF slaves), each device's
+ * netdev is asked in turn: a few checks for a packet to a VRF's address, or
+ * to none of ours.
  */
 static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
+					       const struct net_device *ingress,
 					       const struct in6_addr *daddr)
 {
+	int l3 = l3mdev_master_ifindex_rcu(ingress);
+	bool v4 = ipv6_addr_v4mapped(daddr);
 	struct metaroce_udp_dp *udp;
 	struct net_device *ndev;
-	bool v4 = ipv6_addr_v4mapped(daddr);
 
 	if (v4)
 		ndev = __ip_dev_find(us->net, daddr->s6_addr32[3], false);
@@ -83,13 +117,14 @@ static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 	else
 		return NULL;
 	if (!ndev && v4)
-		return NULL;
+		return NULL;	/* no netdev of the namespace has it */
+	if (ndev && l3mdev_master_ifindex_rcu(ndev) != l3)
+		ndev = NULL;
 
 	list_for_each_entry_rcu(udp, &us->devs, node) {
 		struct net_device *own = udp->dp.mdev->ndev;
 
-		if (ndev ? own == ndev :
-			   IS_ENABLED(CONFIG_IPV6) && ipv6_chk_addr(us->net, daddr, own, 1))
+		if (ndev ? own == ndev : metaroce_udp_owns(own, l3, daddr))
 			return udp->dp.mdev;
 	}
 	return NULL;
@@ -128,7 +163,7 @@ static int metaroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	info.ecn = dsfield & INET_ECN_MASK;
 
-	mdev = metaroce_udp_demux(us, &info.daddr);
+	mdev = metaroce_udp_demux(us, skb->dev, &info.daddr);
 	if (!mdev)
 		goto drop;	/* no device owns the address: not ours */
 
@@ -315,8 +350,11 @@ static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
 
 /*
  * Segments leave through the device's netdev (the flow's oif), except to an
- * address of the namespace itself: another device there, or this one, is
- * reached through lo, and a route bound to the netdev would not exist.
+ * address of the namespace's main tables: another device there, or this one,
+ * is reached through lo, and a route bound to the netdev would not exist. A
+ * netdev in a VRF is always the oif: the lookup bound to it goes through the
+ * VRF's tables, whose local routes reach the VRF's own addresses through the
+ * VRF device, and the same address in another VRF is not this device's.
  *
  * The paths are spread by the routers' ECMP hash of the UDP source port, and
  * by the host's own multipath route (metaroce_udp_lookup4/6). The flow
@@ -326,14 +364,17 @@ static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
 static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
 			    const struct in6_addr *daddr)
 {
+	struct net_device *ndev = udp->dp.mdev->ndev;
 	struct net *net = udp->us->net;
 	bool local;
 
+	if (netif_is_l3_slave(ndev))
+		return ndev->ifindex;
 	if (ipv6_addr_v4mapped(daddr))
-		local = __ip_dev_find(net, daddr->s6_addr32[3], false);
+		local = inet_addr_type(net, daddr->s6_addr32[3]) == RTN_LOCAL;
 	else
 		local = ipv6_chk_addr(net, daddr, NULL, 0);
-	return local ? 0 : udp->dp.mdev->ndev->ifindex;
+	return local ? 0 : ndev->ifindex;
 }
 
 /*
