@@ -13,7 +13,8 @@
 #    into a black hole (IPv4 and IPv6): the routes the software datapath keeps per path are
 #    looked up again once the FIB changes.
 #  - with a multipath route over r1 and r2 on a (hashed by the ports), one connection's
-#    paths leave a through both routers (IPv4 and IPv6).
+#    paths leave a through both routers (IPv4 and IPv6); the same with a's netdev in a VRF
+#    and the route in the VRF's table.
 #
 # Topology B, an ECMP fabric: c and d each hang off a router (rc, rd) that spreads over two
 # spine routers r3 and r4 by an L4 hash (fib_multipath_hash_policy 1), as switches do.
@@ -42,7 +43,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 8
+ktap_plan 10
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -289,6 +290,47 @@ ktap_check "IPv4: the host's own multipath route spreads one connection's paths"
 	host_multipath 10.1.1.1 10.1.2.1
 ktap_check "IPv6: the host's own multipath route spreads one connection's paths" \
 	host_multipath fd01::1 fd02::1
+
+# The same with a's eth0 in a VRF and the multipath route in the VRF's table: a lookup bound
+# to a VRF slave takes the first next hop as well. Topology A is not used after these (a's
+# routes through its main table are gone); perftest's own exchange has a link of its own.
+vrf_a() {
+	modprobe vrf && wire a eth1 b eth1 8 &&
+		on a ip link add blue type vrf table 10 && on a ip link set blue up &&
+		on a ip link set eth0 master blue &&
+		ip -n a addr add fd01::1/64 dev eth0 nodad &&	# enslaving cycles the link
+		on a sysctl -qw net.ipv4.udp_l3mdev_accept=1 &&
+		ip -n a route replace vrf blue 10.1.2.0/24 \
+			nexthop via 10.1.1.2 nexthop via 10.1.1.3 &&
+		ip -n a -6 route replace vrf blue fd02::/64 nexthop via fd01::2 nexthop via fd01::3 &&
+		route b 10.1.1.0/24 fd01::/64 "10.1.2.2 fd02::2"
+}
+vrf_multipath() {
+	local f1 f2 d1 d2 rc=0
+	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
+		net.ipv6.fib_multipath_hash_policy=1 || return
+	f1=$(forwarded r1 eth1)
+	f2=$(forwarded r2 eth1)
+	stream_start a b "$1" "$2" 10.2.8.2 -n 200 || rc=1
+	stream_wait || rc=1
+	d1=$(($(forwarded r1 eth1) - f1))
+	d2=$(($(forwarded r2 eth1) - f2))
+	echo "# r1 forwarded $d1, r2 $d2 packets" >&2
+	[ "$d1" -ge 500 ] && [ "$d2" -ge 500 ] || rc=1
+	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=0 \
+		net.ipv6.fib_multipath_hash_policy=0
+	return "$rc"
+}
+vrf_checks=("IPv4: a multipath route in a VRF's table spreads one connection's paths"
+	    "IPv6: a multipath route in a VRF's table spreads one connection's paths")
+if vrf_a >/tmp/routing-vrf.$$ 2>&1; then
+	ktap_check "${vrf_checks[0]}" vrf_multipath 10.1.1.1 10.1.2.1
+	ktap_check "${vrf_checks[1]}" vrf_multipath fd01::1 fd02::1
+else
+	sed 's/^/# /' /tmp/routing-vrf.$$
+	for c in "${vrf_checks[@]}"; do ktap_fail "$c"; done
+fi
+rm -f /tmp/routing-vrf.$$
 
 # spine_dies less|more ADDR_C ADDR_D: one connection's paths spread over both spines; then
 # the spine that carried less (or more) of it drops everything, and the paths through the

@@ -417,8 +417,11 @@ static void metaroce_udp_route_keep(struct metaroce_dp_route *route,
  * multipath route (fib_select_path() and its IPv6 twin select only without
  * one), so every path would leave through it. Look up without one first and
  * keep that route if it leaves through @oif, the device's netdev; else (a
- * route through another interface, a VRF, a rule on the oif) bind the lookup
- * to @oif. @oif 0: an address of the namespace, reached through lo.
+ * route through another interface, a rule on the oif, the VRF's own address)
+ * bind the lookup to @oif. @oif 0: an address of the namespace, reached
+ * through lo. The flow names the netdev's VRF (flowi_l3mdev, as the lookup
+ * bound to a slave would), so that the unbound lookup, too, is made in the
+ * VRF's tables.
  */
 static struct rtable *metaroce_udp_lookup4(struct net *net, struct flowi4 *fl4,
 					   int oif)
@@ -475,6 +478,7 @@ static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
 		fl4->saddr = saddr.s6_addr32[3];
 		return container_of(dst, struct rtable, dst);
 	}
+	fl4->flowi4_l3mdev = l3mdev_master_ifindex_rcu(udp->dp.mdev->ndev);
 	rt = metaroce_udp_lookup4(udp->us->net, fl4,
 				  metaroce_udp_oif(udp, &dest->daddr));
 	if (!IS_ERR(rt)) {
@@ -493,6 +497,7 @@ static struct dst_entry *metaroce_udp_route6(struct metaroce_udp_dp *udp,
 	dst = metaroce_udp_route_get(dest->route, &fl6->saddr);
 	if (dst)
 		return dst;
+	fl6->flowi6_l3mdev = l3mdev_master_ifindex_rcu(udp->dp.mdev->ndev);
 	dst = metaroce_udp_lookup6(udp->us->net, sk, fl6,
 				   metaroce_udp_oif(udp, &dest->daddr));
 	if (!IS_ERR(dst))
