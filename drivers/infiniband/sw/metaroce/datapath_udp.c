@@ -418,10 +418,10 @@ static void metaroce_udp_route_keep(struct metaroce_dp_route *route,
  * one), so every path would leave through it. Look up without one first and
  * keep that route if it leaves through @oif, the device's netdev; else (a
  * route through another interface, a rule on the oif, the VRF's own address)
- * bind the lookup to @oif. @oif 0: an address of the namespace, reached
- * through lo. The flow names the netdev's VRF (flowi_l3mdev, as the lookup
- * bound to a slave would), so that the unbound lookup, too, is made in the
- * VRF's tables.
+ * bind the lookup to @oif. @oif 0: an address in the namespace's main
+ * tables, reached through lo. The flow names the netdev's VRF (flowi_l3mdev,
+ * as the lookup bound to a slave would), so that the unbound lookup, too, is
+ * made in the VRF's tables.
  */
 static struct rtable *metaroce_udp_lookup4(struct net *net, struct flowi4 *fl4,
 					   int oif)
