@@ -262,56 +262,15 @@ ktap_check "IPv4: a stream through r1 moves with the route to r2 and outlives r1
 ktap_check "IPv6: a stream through r1 moves with the route to r2 and outlives r1" \
 	route_change fd01::1 fd02::1
 
-# host_multipath ADDR_A ADDR_B: a's own route to b's LAN is a multipath route over r1 and r2,
-# hashed by the ports (b answers through r1): one connection's paths leave a through both
-# next hops. A route lookup bound to a's netdev would take the first for every path.
-host_multipath() {
-	local f1 f2 d1 d2 rc=0
-	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
-		net.ipv6.fib_multipath_hash_policy=1 || return
-	route a 10.1.2.0/24 fd02::/64 "10.1.1.2 fd01::2" "10.1.1.3 fd01::3" &&
-		route b 10.1.1.0/24 fd01::/64 "10.1.2.2 fd02::2" || rc=1
-	f1=$(forwarded r1 eth1)
-	f2=$(forwarded r2 eth1)
-	if [ "$rc" -eq 0 ]; then
-		stream_start a b "$1" "$2" 10.1.2.1 -n 200 || rc=1
-		stream_wait || rc=1
-	fi
-	d1=$(($(forwarded r1 eth1) - f1))
-	d2=$(($(forwarded r2 eth1) - f2))
-	echo "# r1 forwarded $d1, r2 $d2 packets" >&2
-	[ "$d1" -ge 500 ] && [ "$d2" -ge 500 ] || rc=1
-	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=0 \
-		net.ipv6.fib_multipath_hash_policy=0
-	via 1 || rc=1
-	return "$rc"
-}
-ktap_check "IPv4: the host's own multipath route spreads one connection's paths" \
-	host_multipath 10.1.1.1 10.1.2.1
-ktap_check "IPv6: the host's own multipath route spreads one connection's paths" \
-	host_multipath fd01::1 fd02::1
-
-# The same with a's eth0 in a VRF and the multipath route in the VRF's table: a lookup bound
-# to a VRF slave takes the first next hop as well. Topology A is not used after these (a's
-# routes through its main table are gone); perftest's own exchange has a link of its own.
-vrf_a() {
-	modprobe vrf && wire a eth1 b eth1 8 &&
-		on a ip link add blue type vrf table 10 && on a ip link set blue up &&
-		on a ip link set eth0 master blue &&
-		ip -n a addr add fd01::1/64 dev eth0 nodad &&	# enslaving cycles the link
-		on a sysctl -qw net.ipv4.udp_l3mdev_accept=1 &&
-		ip -n a route replace vrf blue 10.1.2.0/24 \
-			nexthop via 10.1.1.2 nexthop via 10.1.1.3 &&
-		ip -n a -6 route replace vrf blue fd02::/64 nexthop via fd01::2 nexthop via fd01::3 &&
-		route b 10.1.1.0/24 fd01::/64 "10.1.2.2 fd02::2"
-}
-vrf_multipath() {
+# both_routers ADDR_A ADDR_B SERVER_IP: with a hashing by the ports, a stream from a to b
+# (perftest's exchange with SERVER_IP) leaves a through r1 and through r2.
+both_routers() {
 	local f1 f2 d1 d2 rc=0
 	on a sysctl -qw net.ipv4.fib_multipath_hash_policy=1 \
 		net.ipv6.fib_multipath_hash_policy=1 || return
 	f1=$(forwarded r1 eth1)
 	f2=$(forwarded r2 eth1)
-	stream_start a b "$1" "$2" 10.2.8.2 -n 200 || rc=1
+	stream_start a b "$1" "$2" "$3" -n 200 || rc=1
 	stream_wait || rc=1
 	d1=$(($(forwarded r1 eth1) - f1))
 	d2=$(($(forwarded r2 eth1) - f2))
@@ -321,11 +280,45 @@ vrf_multipath() {
 		net.ipv6.fib_multipath_hash_policy=0
 	return "$rc"
 }
+
+# host_multipath ADDR_A ADDR_B: a's own route to b's LAN is a multipath route over r1 and r2,
+# hashed by the ports (b answers through r1): one connection's paths leave a through both
+# next hops. A route lookup bound to a's netdev would take the first for every path.
+host_multipath() {
+	local rc=0
+	if route a 10.1.2.0/24 fd02::/64 "10.1.1.2 fd01::2" "10.1.1.3 fd01::3" &&
+	   route b 10.1.1.0/24 fd01::/64 "10.1.2.2 fd02::2"; then
+		both_routers "$1" "$2" 10.1.2.1 || rc=1
+	else
+		rc=1
+	fi
+	via 1 || rc=1
+	return "$rc"
+}
+ktap_check "IPv4: the host's own multipath route spreads one connection's paths" \
+	host_multipath 10.1.1.1 10.1.2.1
+ktap_check "IPv6: the host's own multipath route spreads one connection's paths" \
+	host_multipath fd01::1 fd02::1
+
+# The same with a's eth0 in a VRF and the multipath route in the VRF's table: a lookup bound
+# to a VRF slave takes the first next hop as well. b answers through r1 (via 1). Topology A
+# is not used after these (a's routes through its main table are gone); perftest's own
+# exchange has a link of its own.
+vrf_a() {
+	modprobe vrf && wire a eth1 b eth1 8 &&
+		on a ip link add blue type vrf table 10 && on a ip link set blue up &&
+		on a ip link set eth0 master blue &&
+		ip -n a addr add fd01::1/64 dev eth0 nodad &&	# enslaving cycles the link
+		on a sysctl -qw net.ipv4.udp_l3mdev_accept=1 &&
+		ip -n a route replace vrf blue 10.1.2.0/24 \
+			nexthop via 10.1.1.2 nexthop via 10.1.1.3 &&
+		ip -n a -6 route replace vrf blue fd02::/64 nexthop via fd01::2 nexthop via fd01::3
+}
 vrf_checks=("IPv4: a multipath route in a VRF's table spreads one connection's paths"
 	    "IPv6: a multipath route in a VRF's table spreads one connection's paths")
 if vrf_a >/tmp/routing-vrf.$$ 2>&1; then
-	ktap_check "${vrf_checks[0]}" vrf_multipath 10.1.1.1 10.1.2.1
-	ktap_check "${vrf_checks[1]}" vrf_multipath fd01::1 fd02::1
+	ktap_check "${vrf_checks[0]}" both_routers 10.1.1.1 10.1.2.1 10.2.8.2
+	ktap_check "${vrf_checks[1]}" both_routers fd01::1 fd02::1 10.2.8.2
 else
 	sed 's/^/# /' /tmp/routing-vrf.$$
 	for c in "${vrf_checks[@]}"; do ktap_fail "$c"; done
@@ -334,7 +327,7 @@ rm -f /tmp/routing-vrf.$$
 
 # spine_dies less|more ADDR_C ADDR_D: one connection's paths spread over both spines; then
 # the spine that carried less (or more) of it drops everything, and the paths through the
-# other carry the rest of the stream.
+# other carry the rest of the stream. Returns 2 if the stream had ended before that.
 spine_dies() {
 	local which=$1 f3 f4 d3 d4 dead live from rc=0
 	shift
@@ -354,7 +347,11 @@ spine_dies() {
 	blackhole "$dead" || rc=1
 	since_start "$dead a black hole"
 	from=$(forwarded "$live" eth1)
-	still_running || rc=1
+	if ! still_running; then
+		stream_wait
+		mend "$dead"
+		return 2
+	fi
 	stream_wait || rc=1
 	mend "$dead"
 	rises_by "$from" 300 "$live" eth1 || rc=1
@@ -362,12 +359,23 @@ spine_dies() {
 		grep -E 'retrans|retire|timeout' | sed 's/^/# mrc: /' >&2
 	return "$rc"
 }
+
+# void_once CMD...: CMD, and once more if it returns 2: its stream had ended before the
+# failure came, so the point tested nothing. perftest's pacer has let a stream run at six
+# times its pace (testing.rst, "A thirty-eighth session").
+void_once() {
+	local rc=0
+	"$@" || rc=$?
+	[ "$rc" -eq 2 ] || return "$rc"
+	echo "# the stream ended before the failure: once more" >&2
+	"$@"
+}
 # IPv4 only: the spines hash IPv6 by the same ports, and the transport does not see the
 # family.
 ktap_check "ECMP: a stream spreads over both spines and outlives the lesser one" \
-	spine_dies less 10.2.1.1 10.2.6.2
+	void_once spine_dies less 10.2.1.1 10.2.6.2
 ktap_check "ECMP: a stream outlives the spine that carried most of it" \
-	spine_dies more 10.2.1.1 10.2.6.2
+	void_once spine_dies more 10.2.1.1 10.2.6.2
 
 # drop_udp NODE IF: NODE drops the IPv4 UDP packets it would send out of IF, nothing else
 # (a spine that loses traffic one way: ARP still passes, so the other way keeps working).
