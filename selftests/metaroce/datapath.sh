@@ -6,10 +6,11 @@
 #   Segments from debugfs xmit_test reach the peer over IPv4 and IPv6, one UDP source port
 #   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
 #   dropped; a CE mark on the way is counted; two devices in one namespace share the port
-#   and each gets its own packets, also over lo; a device on a VRF slave receives (IPv4,
-#   IPv6; with udp_l3mdev_accept) and sends through the VRF, also when two VRFs' addresses
-#   overlap; deleting devices and unloading the module while packets flow leaves no device
-#   and no socket behind.
+#   and each gets its own packets, also over lo; a QP sending from a VLAN's address (a GID
+#   of the device below) goes through the VLAN both ways; a device on a VRF slave receives
+#   (IPv4, IPv6; with udp_l3mdev_accept) and sends through the VRF, also when two VRFs'
+#   addresses overlap; deleting devices and unloading the module while packets flow
+#   leaves no device and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -139,7 +140,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 26
+ktap_plan 28
 
 node_add a
 node_add b
@@ -197,6 +198,49 @@ ktap_check "two devices in b: segments for eth1's address go to mrb2" \
 ktap_check "device to device in one namespace, over lo" \
 	rises mrb2 dp_rx_packets 3 xmit b mrb "10.0.1.2 53000 3"
 ktap_check "a device to itself" rises mrb dp_rx_packets 4 xmit b mrb "10.0.0.2 53000 4 2"
+
+# A VLAN on each eth0: ib_core puts its addresses in the GID table of the device below, and a
+# QP whose source GID is one sends through the VLAN and gets what arrives through it.
+vlan_setup() {
+	local n
+	modprobe 8021q || return
+	for n in a:1 b:2; do
+		ip -n "${n%%:*}" link add link eth0 name eth0.100 type vlan id 100 &&
+			ip -n "${n%%:*}" addr add "10.100.0.${n#*:}/24" dev eth0.100 &&
+			ip -n "${n%%:*}" addr add "fd64::${n#*:}/64" dev eth0.100 nodad &&
+			ip -n "${n%%:*}" link set eth0.100 up || return
+	done
+}
+# vlan_pingpong ADDR_A ADDR_B: ibv_rc_pingpong from a's VLAN address to b's, the programs'
+# exchange over eth0; b's eth0.100 must have received the data (tagged).
+# shellcheck disable=SC2317 # called through ktap_check
+vlan_pingpong() {
+	local ga gb pid rc=0 before after
+	use_build_provider
+	ga=$(gid_index mra "$1") && gb=$(gid_index mrb "$2") || return
+	before=$(on b cat /sys/class/net/eth0.100/statistics/rx_packets)
+	on_bg b timeout 60 ibv_rc_pingpong -d mrb -g "$gb" -p 18602 -n 100 -s 4096 \
+		>"$SNIFF.vl1" 2>&1
+	pid=$!
+	wait_listen b 18602 "$pid" || return
+	on a timeout 50 ibv_rc_pingpong -d mra -g "$ga" -p 18602 -n 100 -s 4096 10.0.0.2 \
+		>"$SNIFF.vl2" 2>&1 || rc=1
+	wait "$pid" || rc=1
+	for f in "$SNIFF".vl[12]; do
+		grep -q 'iters in' "$f" || { rc=1; sed 's/^/# /' "$f"; }
+	done
+	after=$(on b cat /sys/class/net/eth0.100/statistics/rx_packets)
+	[ $((after - before)) -ge 100 ] || { echo "# b's eth0.100 received $((after - before))"; rc=1; }
+	return "$rc"
+}
+vlan_checks=("a QP whose source GID is a VLAN's sends and receives through it"
+	     "... the same over IPv6")
+if vlan_setup; then
+	ktap_check "${vlan_checks[0]}" vlan_pingpong 10.100.0.1 10.100.0.2
+	ktap_check "${vlan_checks[1]}" vlan_pingpong fd64::1 fd64::2
+else
+	for c in "${vlan_checks[@]}"; do ktap_fail "$c"; done
+fi
 
 # b's eth1 enslaved to a VRF: the device's socket, bound to no device, takes what arrives
 # through the VRF once udp_l3mdev_accept allows it (the admin guide), and its packets leave

@@ -4,14 +4,32 @@
  *
  * An AH names a RoCE v2 destination: ib_core resolved the source GID entry
  * (kept referenced in ibah->sgid_attr for the life of the AH) and the
- * destination MAC. The AH keeps the IP addresses and the header fields the
- * datapath needs, in the form it needs them.
+ * destination MAC. The AH keeps the IP addresses, the source GID's netdev and
+ * the header fields the datapath needs, in the form it needs them.
  */
 
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
 
 #include "metaroce.h"
+
+/*
+ * The ifindex of @attr's netdev, through which packets from its address
+ * leave: the device's netdev or one stacked on it (a VLAN on it, a bridge,
+ * bond or VRF it is a port of), as ib_core filled the GID table.
+ */
+int metaroce_gid_ifindex(const struct ib_gid_attr *attr)
+{
+	struct net_device *ndev;
+	int ifindex;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	ifindex = IS_ERR(ndev) ? PTR_ERR(ndev) : ndev->ifindex;
+	rcu_read_unlock();
+	return ifindex;
+}
 
 static int metaroce_ah_init(struct metaroce_ah *ah,
 			    const struct rdma_ah_attr *attr)
@@ -37,6 +55,9 @@ static int metaroce_ah_init(struct metaroce_ah *ah,
 		return -EINVAL;
 	}
 
+	ah->ifindex = metaroce_gid_ifindex(sgid_attr);
+	if (ah->ifindex < 0)
+		return ah->ifindex;
 	rdma_gid2ip((struct sockaddr *)&ah->saddr, &sgid_attr->gid);
 	rdma_gid2ip((struct sockaddr *)&ah->daddr, &grh->dgid);
 	ether_addr_copy(ah->dmac, attr->roce.dmac);

@@ -57,6 +57,7 @@ struct metaroce_dp_dest {
 	u8 tos;			/* DSCP; the datapath sets ECN to ECT(0) */
 	u8 hop_limit;		/* 0: the route's default */
 	__be32 flow_label;	/* IPv6 only; 0 lets the stack choose */
+	int ifindex;		/* the source address's netdev; 0: the device's */
 	struct metaroce_dp_route *route;	/* NULL: look the route up */
 };
 

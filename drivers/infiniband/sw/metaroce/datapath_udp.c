@@ -9,7 +9,8 @@
  * kernel, through a shared namespace) arrives on lo, where no socket bound
  * to the netdev matches, and the stack would answer "port unreachable". The
  * address a packet is sent to names the netdev that owns it, whichever
- * interface it came in on, and so the device; where VRFs hold the same
+ * interface it came in on, and so the device (that of the netdev, or the one
+ * below it whose GID table holds the address); where VRFs hold the same
  * address, the VRF the packet came in through names which.
  *
  * A device's namespace is that of its netdev, fixed for the device's life:
@@ -30,6 +31,7 @@
 #include <net/l3mdev.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_cache.h>
 #include <metaroce/wire.h>
 
 #include "metaroce.h"
@@ -91,6 +93,22 @@ static bool metaroce_udp_owns(struct net_device *ndev, int l3,
 	       ipv6_chk_addr(dev_net(ndev), daddr, ndev, 1);
 }
 
+/* Whether @mdev's GID table holds @daddr on @ndev; RCU read side. */
+static bool metaroce_udp_has_gid(struct metaroce_dev *mdev,
+				 const struct in6_addr *daddr,
+				 struct net_device *ndev)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_find_gid_by_port(&mdev->ibdev, (const union ib_gid *)daddr,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, METAROCE_PORT,
+				     ndev);
+	if (IS_ERR(attr))
+		return false;
+	rdma_put_gid_attr(attr);
+	return true;
+}
+
 /*
  * The device whose netdev owns @daddr in the L3 domain the packet came in
  * through (@ingress: a VRF device, one of its slaves, lo or another netdev);
@@ -100,6 +118,12 @@ static bool metaroce_udp_owns(struct net_device *ndev, int l3,
  * without a device passes over the addresses of VRF slaves), each device's
  * netdev is asked in turn: a few checks for a packet to a VRF's address, or
  * to none of ours.
+ *
+ * An address of a netdev stacked on a device's (a VLAN, or a bridge, bond or
+ * VRF with it as a port) is in that device's GID table, as ib_core filled
+ * it, and a QP may send from it: the first device whose table holds it takes
+ * the packet. That search, as rxe makes for every packet, is made only for
+ * an address that no device's own netdev has.
  */
 static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 					       const struct net_device *ingress,
@@ -127,6 +151,11 @@ static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 		if (ndev ? own == ndev : metaroce_udp_owns(own, l3, daddr))
 			return udp->dp.mdev;
 	}
+	if (!ndev)
+		return NULL;
+	list_for_each_entry_rcu(udp, &us->devs, node)
+		if (metaroce_udp_has_gid(udp->dp.mdev, daddr, ndev))
+			return udp->dp.mdev;
 	return NULL;
 }
 
@@ -349,23 +378,34 @@ static u8 metaroce_udp_tos(const struct metaroce_dp_dest *dest)
 }
 
 /*
- * Segments leave through the device's netdev (the flow's oif), except to an
- * address of the namespace's main tables: another device there, or this one,
- * is reached through lo, and a route bound to the netdev would not exist. A
- * netdev in a VRF is always the oif: the lookup bound to it goes through the
- * VRF's tables, whose local routes reach the VRF's own addresses through the
- * VRF device, and the same address in another VRF is not this device's.
+ * The netdev @dest's segments leave through: that of its source address (a
+ * GID's, which may be a netdev stacked on the device's, such as a VLAN),
+ * else the device's. NULL if it is gone. RCU read side.
+ */
+static struct net_device *metaroce_udp_out_dev(struct metaroce_udp_dp *udp,
+					       const struct metaroce_dp_dest *dest)
+{
+	if (!dest->ifindex)
+		return udp->dp.mdev->ndev;
+	return dev_get_by_index_rcu(udp->us->net, dest->ifindex);
+}
+
+/*
+ * Segments leave through @ndev (the flow's oif), except to an address of the
+ * namespace's main tables: another device there, or this one, is reached
+ * through lo, and a route bound to the netdev would not exist. A netdev in a
+ * VRF is always the oif: the lookup bound to it goes through the VRF's
+ * tables, whose local routes reach the VRF's own addresses through the VRF
+ * device, and the same address in another VRF is not this device's.
  *
  * The paths are spread by the routers' ECMP hash of the UDP source port, and
  * by the host's own multipath route (metaroce_udp_lookup4/6). The flow
  * carries both ports for that hash and for policy routing, and a kept route
  * is one path's (metaroce_dp_route).
  */
-static int metaroce_udp_oif(struct metaroce_udp_dp *udp,
+static int metaroce_udp_oif(struct net *net, const struct net_device *ndev,
 			    const struct in6_addr *daddr)
 {
-	struct net_device *ndev = udp->dp.mdev->ndev;
-	struct net *net = udp->us->net;
 	bool local;
 
 	if (netif_is_l3_slave(ndev))
@@ -416,7 +456,7 @@ static void metaroce_udp_route_keep(struct metaroce_dp_route *route,
  * A lookup bound to an output interface takes the first next hop of a
  * multipath route (fib_select_path() and its IPv6 twin select only without
  * one), so every path would leave through it. Look up without one first and
- * keep that route if it leaves through @oif, the device's netdev; else (a
+ * keep that route if it leaves through @oif, the netdev of the source; else (a
  * route through another interface, a rule on the oif, the VRF's own address)
  * bind the lookup to @oif. @oif 0: an address in the namespace's main
  * tables, reached through lo. The flow names the netdev's VRF (flowi_l3mdev,
@@ -469,6 +509,8 @@ static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
 					  const struct metaroce_dp_dest *dest,
 					  struct flowi4 *fl4)
 {
+	struct net *net = udp->us->net;
+	struct net_device *ndev;
 	struct in6_addr saddr;
 	struct dst_entry *dst;
 	struct rtable *rt;
@@ -478,9 +520,12 @@ static struct rtable *metaroce_udp_route4(struct metaroce_udp_dp *udp,
 		fl4->saddr = saddr.s6_addr32[3];
 		return container_of(dst, struct rtable, dst);
 	}
-	fl4->flowi4_l3mdev = l3mdev_master_ifindex_rcu(udp->dp.mdev->ndev);
-	rt = metaroce_udp_lookup4(udp->us->net, fl4,
-				  metaroce_udp_oif(udp, &dest->daddr));
+	ndev = metaroce_udp_out_dev(udp, dest);
+	if (!ndev)
+		return ERR_PTR(-ENODEV);
+	fl4->flowi4_l3mdev = l3mdev_master_ifindex_rcu(ndev);
+	rt = metaroce_udp_lookup4(net, fl4,
+				  metaroce_udp_oif(net, ndev, &dest->daddr));
 	if (!IS_ERR(rt)) {
 		ipv6_addr_set_v4mapped(fl4->saddr, &saddr);
 		metaroce_udp_route_keep(dest->route, &rt->dst, &saddr, 0);
@@ -492,14 +537,19 @@ static struct dst_entry *metaroce_udp_route6(struct metaroce_udp_dp *udp,
 					     const struct metaroce_dp_dest *dest,
 					     struct sock *sk, struct flowi6 *fl6)
 {
+	struct net *net = udp->us->net;
+	struct net_device *ndev;
 	struct dst_entry *dst;
 
 	dst = metaroce_udp_route_get(dest->route, &fl6->saddr);
 	if (dst)
 		return dst;
-	fl6->flowi6_l3mdev = l3mdev_master_ifindex_rcu(udp->dp.mdev->ndev);
-	dst = metaroce_udp_lookup6(udp->us->net, sk, fl6,
-				   metaroce_udp_oif(udp, &dest->daddr));
+	ndev = metaroce_udp_out_dev(udp, dest);
+	if (!ndev)
+		return ERR_PTR(-ENODEV);
+	fl6->flowi6_l3mdev = l3mdev_master_ifindex_rcu(ndev);
+	dst = metaroce_udp_lookup6(net, sk, fl6,
+				   metaroce_udp_oif(net, ndev, &dest->daddr));
 	if (!IS_ERR(dst))
 		metaroce_udp_route_keep(dest->route, dst, &fl6->saddr,
 					rt6_get_cookie(dst_rt6_info(dst)));

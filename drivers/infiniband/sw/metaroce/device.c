@@ -33,6 +33,25 @@ unsigned int metaroce_payload_mtu(const struct net_device *ndev)
 	return mtu > METAROCE_NET_OVERHEAD ? mtu - METAROCE_NET_OVERHEAD : 0;
 }
 
+/*
+ * That of the netdev packets from a source GID leave through: the GID's
+ * netdev @ifindex, or the device's for 0. 0 if the netdev is gone.
+ */
+unsigned int metaroce_out_payload_mtu(struct metaroce_dev *mdev, int ifindex)
+{
+	struct net_device *ndev;
+	unsigned int mtu = 0;
+
+	if (!ifindex)
+		return metaroce_payload_mtu(mdev->ndev);
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(metaroce_net(mdev), ifindex);
+	if (ndev)
+		mtu = metaroce_payload_mtu(ndev);
+	rcu_read_unlock();
+	return mtu;
+}
+
 static bool metaroce_port_usable(const struct net_device *ndev)
 {
 	return netif_running(ndev) && netif_carrier_ok(ndev) &&

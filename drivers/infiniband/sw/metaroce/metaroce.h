@@ -264,6 +264,7 @@ struct metaroce_ah {
 		struct sockaddr_in6 v6;
 	} saddr, daddr;
 	u8 dmac[ETH_ALEN];
+	int ifindex;		/* the source GID's netdev */
 	u8 traffic_class;
 	u8 hop_limit;
 	u32 flow_label;
@@ -453,6 +454,7 @@ extern const struct ib_device_ops metaroce_dev_ops;
 struct metaroce_dev *metaroce_dev_create(struct net_device *ndev);
 void metaroce_port_update(struct metaroce_dev *mdev);
 unsigned int metaroce_payload_mtu(const struct net_device *ndev);
+unsigned int metaroce_out_payload_mtu(struct metaroce_dev *mdev, int ifindex);
 
 /* ucontext.c */
 int metaroce_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
@@ -506,6 +508,7 @@ int metaroce_rkey_get(struct metaroce_qp *qp, u32 rkey, int access, u64 addr,
 		      u64 len, struct metaroce_mr **mrp);
 
 /* ah.c */
+int metaroce_gid_ifindex(const struct ib_gid_attr *attr);
 int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		       struct ib_udata *udata);
 int metaroce_destroy_ah(struct ib_ah *ibah, u32 flags);

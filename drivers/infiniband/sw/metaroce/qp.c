@@ -261,6 +261,7 @@ static int metaroce_qp_set_av(struct metaroce_qp *qp, const struct rdma_ah_attr 
 {
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *sgid;
+	int ifindex;
 
 	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
@@ -272,6 +273,9 @@ static int metaroce_qp_set_av(struct metaroce_qp *qp, const struct rdma_ah_attr 
 	if (ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid.raw) !=
 	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
 		return -EAFNOSUPPORT;
+	ifindex = metaroce_gid_ifindex(sgid);
+	if (ifindex < 0)
+		return ifindex;
 
 	metaroce_qp_release_routes(qp);
 	memset(&qp->dest, 0, sizeof(qp->dest));
@@ -280,6 +284,7 @@ static int metaroce_qp_set_av(struct metaroce_qp *qp, const struct rdma_ah_attr 
 	qp->dest.tos = grh->traffic_class & ~INET_ECN_MASK;
 	qp->dest.hop_limit = grh->hop_limit;
 	qp->dest.flow_label = cpu_to_be32(grh->flow_label) & IPV6_FLOWLABEL_MASK;
+	qp->dest.ifindex = ifindex;
 	return 0;
 }
 
@@ -380,14 +385,13 @@ static u8 metaroce_qp_max_rd_atomic(const struct metaroce_qp *qp)
 /* INIT -> RTR: the receive side of the connection. */
 static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 {
-	struct net_device *ndev = qp->mdev->ndev;
 	struct mr_conn_cfg cfg = {};
 	struct mr_conn *c;
 	u32 mtu;
 	int ret;
 
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu ? qp->attr.path_mtu : IB_MTU_1024);
-	if (mtu > metaroce_payload_mtu(ndev))
+	if (mtu > metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex))
 		return -EINVAL;
 
 	cfg.peer_qpn = qp->attr.dest_qp_num;

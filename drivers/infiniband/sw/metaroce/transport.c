@@ -1394,17 +1394,18 @@ static void metaroce_ah_dest(const struct metaroce_ah *ah, struct metaroce_dp_de
 	d->tos = ah->traffic_class & ~INET_ECN_MASK;
 	d->hop_limit = ah->hop_limit;
 	d->flow_label = cpu_to_be32(ah->flow_label) & IPV6_FLOWLABEL_MASK;
+	d->ifindex = ah->ifindex;
 }
 
 static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 					  const struct metaroce_send_wqe *e,
 					  const struct metaroce_sge *sge)
 {
-	u32 mtu = metaroce_payload_mtu(qp->mdev->ndev);
 	struct metaroce_dp_dest dest;
 	struct mr_pkt h = {};
 	struct sk_buff *skb;
 	u64 len, ah_ptr;
+	u32 mtu;
 	u8 *p;
 	int ret;
 
@@ -1424,6 +1425,7 @@ static enum ib_wc_status metaroce_ud_send(struct metaroce_qp *qp,
 		metaroce_ah_dest(to_mah((struct ib_ah *)(uintptr_t)ah_ptr), &dest);
 	}
 
+	mtu = metaroce_out_payload_mtu(qp->mdev, dest.ifindex);
 	len = (e->send_flags & METAROCE_SEND_INLINE) ? e->inline_len :
 		metaroce_sgl_len(sge, e->num_sge);
 	if (len > mtu || len > MR_MAX_PAYLOAD)
