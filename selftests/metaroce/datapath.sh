@@ -7,10 +7,10 @@
 #   per path, ECT(0) and DF set; malformed datagrams are counted per failed check and
 #   dropped; a CE mark on the way is counted; two devices in one namespace share the port
 #   and each gets its own packets, also over lo; a QP sending from a VLAN's address (a GID
-#   of the device below) goes through the VLAN both ways; a device on a VRF slave receives
-#   (IPv4, IPv6; with udp_l3mdev_accept) and sends through the VRF, also when two VRFs'
-#   addresses overlap; deleting devices and unloading the module while packets flow
-#   leaves no device and no socket behind.
+#   of the device below) goes through the VLAN both ways, also through rdma_cm; a device on
+#   a VRF slave receives (IPv4, IPv6; with udp_l3mdev_accept) and sends through the VRF,
+#   also when two VRFs' addresses overlap; deleting devices and unloading the module while
+#   packets flow leaves no device and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -140,7 +140,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 28
+ktap_plan 29
 
 node_add a
 node_add b
@@ -233,11 +233,27 @@ vlan_pingpong() {
 	[ $((after - before)) -ge 100 ] || { echo "# b's eth0.100 received $((after - before))"; rc=1; }
 	return "$rc"
 }
+# rdma_cm to a VLAN's address: ib_core finds the GID a request was sent to by its address and
+# the VLAN the completion reports.
+# shellcheck disable=SC2317 # called through ktap_check
+vlan_rping() {
+	local pid rc=0 pings
+	use_build_provider
+	on_bg b timeout 60 rping -s -a 10.100.0.2 -p 7100 -C 10 >"$SNIFF.vl1" 2>&1
+	pid=$!
+	wait_listen b 7100 "$pid" || return
+	pings=$(on a timeout 50 rping -c -a 10.100.0.2 -p 7100 -C 10 -v 2>"$SNIFF.vl2" |
+		grep -c '^ping data: ')
+	wait "$pid" || rc=1
+	[ "$pings" -eq 10 ] || { rc=1; echo "# $pings pings"; sed 's/^/# /' "$SNIFF".vl[12]; }
+	return "$rc"
+}
 vlan_checks=("a QP whose source GID is a VLAN's sends and receives through it"
-	     "... the same over IPv6")
+	     "... the same over IPv6" "rping over rdma_cm to a VLAN's address")
 if vlan_setup; then
 	ktap_check "${vlan_checks[0]}" vlan_pingpong 10.100.0.1 10.100.0.2
 	ktap_check "${vlan_checks[1]}" vlan_pingpong fd64::1 fd64::2
+	ktap_check "${vlan_checks[2]}" vlan_rping
 else
 	for c in "${vlan_checks[@]}"; do ktap_fail "$c"; done
 fi

@@ -18,6 +18,7 @@
  * sockets never move.
  */
 
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -111,13 +112,13 @@ static bool metaroce_udp_has_gid(struct metaroce_dev *mdev,
 
 /*
  * The device whose netdev owns @daddr in the L3 domain the packet came in
- * through (@ingress: a VRF device, one of its slaves, lo or another netdev);
- * RCU read side. VRFs may hold the same address, so an address alone does
- * not name the netdev. The namespace-wide lookup answers the common case;
- * when its netdev is in another domain, or it finds none (ipv6_dev_find()
- * without a device passes over the addresses of VRF slaves), each device's
- * netdev is asked in turn: a few checks for a packet to a VRF's address, or
- * to none of ours.
+ * through (@ingress: a VRF device, one of its slaves, lo or another netdev),
+ * and in *@addr_dev the netdev that holds @daddr; RCU read side. VRFs may
+ * hold the same address, so an address alone does not name the netdev. The
+ * namespace-wide lookup answers the common case; when its netdev is in
+ * another domain, or it finds none (ipv6_dev_find() without a device passes
+ * over the addresses of VRF slaves), each device's netdev is asked in turn:
+ * a few checks for a packet to a VRF's address, or to none of ours.
  *
  * An address of a netdev stacked on a device's (a VLAN, or a bridge, bond or
  * VRF with it as a port) is in that device's GID table, as ib_core filled
@@ -127,7 +128,8 @@ static bool metaroce_udp_has_gid(struct metaroce_dev *mdev,
  */
 static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 					       const struct net_device *ingress,
-					       const struct in6_addr *daddr)
+					       const struct in6_addr *daddr,
+					       struct net_device **addr_dev)
 {
 	int l3 = l3mdev_master_ifindex_rcu(ingress);
 	bool v4 = ipv6_addr_v4mapped(daddr);
@@ -148,15 +150,46 @@ static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 	list_for_each_entry_rcu(udp, &us->devs, node) {
 		struct net_device *own = udp->dp.mdev->ndev;
 
-		if (ndev ? own == ndev : metaroce_udp_owns(own, l3, daddr))
+		if (ndev ? own == ndev : metaroce_udp_owns(own, l3, daddr)) {
+			*addr_dev = own;
 			return udp->dp.mdev;
+		}
 	}
 	if (!ndev)
 		return NULL;
-	list_for_each_entry_rcu(udp, &us->devs, node)
-		if (metaroce_udp_has_gid(udp->dp.mdev, daddr, ndev))
+	list_for_each_entry_rcu(udp, &us->devs, node) {
+		if (metaroce_udp_has_gid(udp->dp.mdev, daddr, ndev)) {
+			*addr_dev = ndev;
 			return udp->dp.mdev;
+		}
+	}
 	return NULL;
+}
+
+static int metaroce_udp_first_lower_vlan(struct net_device *lower,
+					 struct netdev_nested_priv *priv)
+{
+	if (is_vlan_dev(lower))
+		*(u16 *)priv->data = vlan_dev_vlan_id(lower);
+	return 1;	/* the first lower device only */
+}
+
+/*
+ * The VLAN ID that ib_core gives the GID entries of @ndev
+ * (rdma_read_gid_l2_fields()): @ndev's own, else that of its first lower
+ * device if that is a VLAN; 0xffff for none. ib_core matches a UD
+ * completion's VLAN against it to find the GID a datagram was sent to, as
+ * the CM does for each request. RCU read side.
+ */
+static u16 metaroce_udp_vlan_id(struct net_device *ndev)
+{
+	u16 vid = 0xffff;
+	struct netdev_nested_priv priv = { .data = &vid };
+
+	if (is_vlan_dev(ndev))
+		return vlan_dev_vlan_id(ndev);
+	netdev_walk_all_lower_dev_rcu(ndev, metaroce_udp_first_lower_vlan, &priv);
+	return vid;
 }
 
 /*
@@ -168,6 +201,7 @@ static int metaroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct metaroce_udp_sock *us = rcu_dereference_sk_user_data(sk);
 	struct metaroce_dp_rx_info info;
+	struct net_device *addr_dev;
 	struct metaroce_dev *mdev;
 	u8 dsfield;
 
@@ -192,9 +226,10 @@ static int metaroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	}
 	info.ecn = dsfield & INET_ECN_MASK;
 
-	mdev = metaroce_udp_demux(us, skb->dev, &info.daddr);
+	mdev = metaroce_udp_demux(us, skb->dev, &info.daddr, &addr_dev);
 	if (!mdev)
 		goto drop;	/* no device owns the address: not ours */
+	info.vlan_id = metaroce_udp_vlan_id(addr_dev);
 
 	__skb_pull(skb, sizeof(struct udphdr));
 	metaroce_count(&mdev->counters, METAROCE_CNT_DP_RX_PACKETS);

@@ -45,6 +45,7 @@ struct metaroce_rx_cb {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	u8 ecn;
+	u16 vlan_id;		/* metaroce_dp_rx_info.vlan_id */
 };
 
 static_assert(sizeof(struct metaroce_rx_cb) <= sizeof_field(struct sk_buff, cb));
@@ -1368,6 +1369,7 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 	metaroce_rx_cb(skb)->saddr = info->saddr;
 	metaroce_rx_cb(skb)->daddr = info->daddr;
 	metaroce_rx_cb(skb)->ecn = info->ecn;
+	metaroce_rx_cb(skb)->vlan_id = info->vlan_id;
 	skb_queue_tail(&qp->rxq, skb);
 	if (metaroce_qp_rcv_now(qp, pkt))
 		metaroce_bh_schedule(&qp->rx_bh);
@@ -1582,6 +1584,11 @@ static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
 	wc.src_qp = pkt.ud.sqpn;
 	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 	wc.network_hdr_type = net_type;
+	/* ib_core finds the GID the datagram was sent to by address and VLAN. */
+	if (cb->vlan_id != 0xffff) {
+		wc.wc_flags |= IB_WC_WITH_VLAN;
+		wc.vlan_id = cb->vlan_id;
+	}
 	if (pkt.opcode == MR_OP_UD_SEND_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = (__force __be32)pkt.ud.imm;
