@@ -66,7 +66,7 @@ lifecycle_cleanup() {
 }
 trap lifecycle_cleanup EXIT
 
-ktap_plan 24
+ktap_plan 26
 
 ktap_check "module loads" metaroce_load
 
@@ -80,6 +80,16 @@ ktap_check "rdma link add on a veth" rdma link add mr0 type metaroce netdev v0
 ktap_check "rdma link show: mr0/1 on netdev v0" \
 	bash -c 'rdma link show mr0/1 | grep -q "netdev v0"'
 ktap_check "second device on the same netdev refused" link_add_fails mr1 v0
+# A VLAN's addresses are GIDs of the device on its real netdev (ib_core's choice); a device
+# on the VLAN itself would have none of them.
+vlan_add() {
+	modprobe 8021q && ip link add link v0 name v0.100 type vlan id 100 &&
+		ip addr add 10.9.7.1/24 dev v0.100 && ip link set v0.100 up
+}
+vlan_refused() { vlan_add && link_add_fails mr1 v0.100 && dmesg | grep -q 'mr1: v0.100 is a VLAN'; }
+ktap_check "a device on a VLAN refused, and the log says why" vlan_refused
+ktap_check "the VLAN's address is a GID of the device on its real netdev" \
+	wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0701
 ktap_check "IPv4 address as a RoCE v2 GID" wait_for 5 has_gid mr0 0000:0000:0000:0000:0000:ffff:0a09:0901
 ktap_check "IPv6 address as a RoCE v2 GID" wait_for 5 has_gid mr0 2001:0db8:0009:0000:0000:0000:0000:0001
 ip addr add 10.9.8.1/24 dev v0

@@ -17,6 +17,7 @@
  * and offers drivers no way to change that.
  */
 
+#include <linux/if_vlan.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -90,6 +91,17 @@ static int metaroce_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct metaroce_dev *mdev, *other;
 	int ret = 0;
+
+	/*
+	 * ib_core puts a VLAN's addresses in the GID table of the device on
+	 * its real netdev, not of one on the VLAN, which would have a
+	 * link-local GID alone. Refused, as rxe does.
+	 */
+	if (is_vlan_dev(ndev)) {
+		pr_err("%s: %s is a VLAN: create the device on %s, whose GIDs include the VLAN's addresses\n",
+		       ibdev_name, ndev->name, vlan_dev_real_dev(ndev)->name);
+		return -EPERM;
+	}
 
 	mdev = metaroce_dev_create(ndev);
 	if (IS_ERR(mdev))
