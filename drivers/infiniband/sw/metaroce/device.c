@@ -34,8 +34,8 @@ unsigned int metaroce_payload_mtu(const struct net_device *ndev)
 }
 
 /*
- * That of the netdev packets from a source GID leave through: the GID's
- * netdev @ifindex, or the device's for 0. 0 if the netdev is gone.
+ * The same for the netdev that packets from a source GID leave through: the
+ * GID's netdev @ifindex, or the device's for 0. 0 if that netdev is gone.
  */
 unsigned int metaroce_out_payload_mtu(struct metaroce_dev *mdev, int ifindex)
 {
