@@ -31,6 +31,36 @@ int metaroce_gid_ifindex(const struct ib_gid_attr *attr)
 	return ifindex;
 }
 
+/*
+ * The VLAN ID of the GID entry for @addr on netdev @ifindex, as ib_core reads
+ * it (rdma_read_gid_l2_fields(): the netdev's own, else its first lower
+ * device's); 0xffff for none, or if the entry is gone. A UD completion
+ * carries it: ib_core finds the GID a datagram was sent to by address and
+ * VLAN, as the CM does for each request.
+ */
+u16 metaroce_gid_vlan_id(struct metaroce_dev *mdev, const struct in6_addr *addr,
+			 int ifindex)
+{
+	const struct ib_gid_attr *attr = ERR_PTR(-ENODEV);
+	struct net_device *ndev;
+	u16 vlan_id = 0xffff;
+
+	rcu_read_lock();
+	ndev = dev_get_by_index_rcu(metaroce_net(mdev), ifindex);
+	if (ndev)
+		attr = rdma_find_gid_by_port(&mdev->ibdev,
+					     (const union ib_gid *)addr,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     METAROCE_PORT, ndev);
+	rcu_read_unlock();
+	if (IS_ERR(attr))
+		return 0xffff;
+	if (rdma_read_gid_l2_fields(attr, &vlan_id, NULL))
+		vlan_id = 0xffff;
+	rdma_put_gid_attr(attr);
+	return vlan_id;
+}
+
 static int metaroce_ah_init(struct metaroce_ah *ah,
 			    const struct rdma_ah_attr *attr)
 {

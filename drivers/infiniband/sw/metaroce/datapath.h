@@ -67,7 +67,7 @@ struct metaroce_dp_rx_info {
 	struct in6_addr daddr;
 	__be16 sport;		/* the peer's path */
 	u8 ecn;			/* INET_ECN_* of the outer IP header */
-	u16 vlan_id;		/* of daddr's GID entry (a UD completion's); 0xffff: none */
+	int addr_ifindex;	/* the netdev holding daddr (its GID entry's) */
 };
 
 struct metaroce_datapath_ops {

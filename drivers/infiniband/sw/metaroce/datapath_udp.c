@@ -18,7 +18,6 @@
  * sockets never move.
  */
 
-#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -166,32 +165,6 @@ static struct metaroce_dev *metaroce_udp_demux(struct metaroce_udp_sock *us,
 	return NULL;
 }
 
-static int metaroce_udp_first_lower_vlan(struct net_device *lower,
-					 struct netdev_nested_priv *priv)
-{
-	if (is_vlan_dev(lower))
-		*(u16 *)priv->data = vlan_dev_vlan_id(lower);
-	return 1;	/* the first lower device only */
-}
-
-/*
- * The VLAN ID that ib_core gives the GID entries of @ndev
- * (rdma_read_gid_l2_fields()): @ndev's own, else that of its first lower
- * device if that is a VLAN; 0xffff for none. ib_core matches a UD
- * completion's VLAN against it to find the GID a datagram was sent to, as
- * the CM does for each request. RCU read side.
- */
-static u16 metaroce_udp_vlan_id(struct net_device *ndev)
-{
-	u16 vid = 0xffff;
-	struct netdev_nested_priv priv = { .data = &vid };
-
-	if (is_vlan_dev(ndev))
-		return vlan_dev_vlan_id(ndev);
-	netdev_walk_all_lower_dev_rcu(ndev, metaroce_udp_first_lower_vlan, &priv);
-	return vid;
-}
-
 /*
  * encap_rcv of both sockets, in softirq under rcu_read_lock. skb->data is at
  * the UDP header; the stack has checked the UDP length and checksum and
@@ -229,7 +202,7 @@ static int metaroce_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	mdev = metaroce_udp_demux(us, skb->dev, &info.daddr, &addr_dev);
 	if (!mdev)
 		goto drop;	/* no device owns the address: not ours */
-	info.vlan_id = metaroce_udp_vlan_id(addr_dev);
+	info.addr_ifindex = addr_dev->ifindex;
 
 	__skb_pull(skb, sizeof(struct udphdr));
 	metaroce_count(&mdev->counters, METAROCE_CNT_DP_RX_PACKETS);

@@ -17,6 +17,7 @@
  */
 
 #include <linux/highmem.h>
+#include <linux/if_vlan.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -45,7 +46,7 @@ struct metaroce_rx_cb {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	u8 ecn;
-	u16 vlan_id;		/* metaroce_dp_rx_info.vlan_id */
+	int addr_ifindex;	/* metaroce_dp_rx_info.addr_ifindex */
 };
 
 static_assert(sizeof(struct metaroce_rx_cb) <= sizeof_field(struct sk_buff, cb));
@@ -1369,7 +1370,7 @@ void metaroce_qp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 	metaroce_rx_cb(skb)->saddr = info->saddr;
 	metaroce_rx_cb(skb)->daddr = info->daddr;
 	metaroce_rx_cb(skb)->ecn = info->ecn;
-	metaroce_rx_cb(skb)->vlan_id = info->vlan_id;
+	metaroce_rx_cb(skb)->addr_ifindex = info->addr_ifindex;
 	skb_queue_tail(&qp->rxq, skb);
 	if (metaroce_qp_rcv_now(qp, pkt))
 		metaroce_bh_schedule(&qp->rx_bh);
@@ -1546,6 +1547,7 @@ static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
 	struct ib_wc wc = {};
 	struct mr_pkt pkt;
 	u8 grh[40], net_type;
+	u16 vlan_id;
 	u32 prod;
 
 	if (mr_pkt_decode(skb->data, skb->len, &pkt) != MR_PERR_OK ||
@@ -1585,9 +1587,10 @@ static void metaroce_ud_rx_one(struct metaroce_qp *qp, struct sk_buff *skb)
 	wc.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 	wc.network_hdr_type = net_type;
 	/* ib_core finds the GID the datagram was sent to by address and VLAN. */
-	if (cb->vlan_id != 0xffff) {
+	vlan_id = metaroce_gid_vlan_id(qp->mdev, &cb->daddr, cb->addr_ifindex);
+	if (vlan_id < VLAN_N_VID) {
 		wc.wc_flags |= IB_WC_WITH_VLAN;
-		wc.vlan_id = cb->vlan_id;
+		wc.vlan_id = vlan_id;
 	}
 	if (pkt.opcode == MR_OP_UD_SEND_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
