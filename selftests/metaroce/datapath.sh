@@ -9,8 +9,9 @@
 #   and each gets its own packets, also over lo; a QP sending from a VLAN's address (a GID
 #   of the device below) goes through the VLAN both ways, also through rdma_cm; a device on
 #   a VRF slave receives (IPv4, IPv6; with udp_l3mdev_accept) and sends through the VRF,
-#   also when two VRFs' addresses overlap; deleting devices and unloading the module while
-#   packets flow leaves no device and no socket behind.
+#   also when two VRFs' addresses overlap, and serves the VRF device's own address; a QP at
+#   a bridge's address gets what comes through the bridge; deleting devices and unloading
+#   the module while packets flow leaves no device and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -140,7 +141,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 29
+ktap_plan 32
 
 node_add a
 node_add b
@@ -211,27 +212,42 @@ vlan_setup() {
 			ip -n "${n%%:*}" link set eth0.100 up || return
 	done
 }
-# vlan_pingpong ADDR_A ADDR_B: ibv_rc_pingpong from a's VLAN address to b's, the programs'
-# exchange over eth0; b's eth0.100 must have received the data (tagged).
-# shellcheck disable=SC2317 # called through ktap_check
-vlan_pingpong() {
-	local ga gb pid rc=0 before after
+# gid_pingpong DEV_A ADDR_A DEV_B ADDR_B PORT: ibv_rc_pingpong from DEV_A's GID of ADDR_A in a
+# to DEV_B's of ADDR_B in b, the programs' exchange over b's 10.0.0.2: 100 messages of 4 KiB.
+# shellcheck disable=SC2317 # called through the checks below
+gid_pingpong() {
+	local ga gb pid rc=0 f
 	use_build_provider
-	ga=$(gid_index mra "$1") && gb=$(gid_index mrb "$2") || return
-	before=$(on b cat /sys/class/net/eth0.100/statistics/rx_packets)
-	on_bg b timeout 60 ibv_rc_pingpong -d mrb -g "$gb" -p 18602 -n 100 -s 4096 \
-		>"$SNIFF.vl1" 2>&1
+	ga=$(gid_index "$1" "$2") && gb=$(gid_index "$3" "$4") || return
+	on_bg b timeout 60 ibv_rc_pingpong -d "$3" -g "$gb" -p "$5" -n 100 -s 4096 \
+		>"$SNIFF.pp1" 2>&1
 	pid=$!
-	wait_listen b 18602 "$pid" || return
-	on a timeout 50 ibv_rc_pingpong -d mra -g "$ga" -p 18602 -n 100 -s 4096 10.0.0.2 \
-		>"$SNIFF.vl2" 2>&1 || rc=1
+	wait_listen b "$5" "$pid" || return
+	on a timeout 50 ibv_rc_pingpong -d "$1" -g "$ga" -p "$5" -n 100 -s 4096 10.0.0.2 \
+		>"$SNIFF.pp2" 2>&1 || rc=1
 	wait "$pid" || rc=1
-	for f in "$SNIFF".vl[12]; do
+	for f in "$SNIFF".pp[12]; do
 		grep -q 'iters in' "$f" || { rc=1; sed 's/^/# /' "$f"; }
 	done
-	after=$(on b cat /sys/class/net/eth0.100/statistics/rx_packets)
-	[ $((after - before)) -ge 100 ] || { echo "# b's eth0.100 received $((after - before))"; rc=1; }
 	return "$rc"
+}
+# received_through NETDEV N CMD...: CMD succeeds and b's NETDEV receives N packets or more
+# meanwhile (the data came in through it).
+# shellcheck disable=SC2317 # called through the checks below
+received_through() {
+	local ndev=$1 want=$2 before after rc=0
+	shift 2
+	before=$(on b cat "/sys/class/net/$ndev/statistics/rx_packets")
+	"$@" || rc=1
+	after=$(on b cat "/sys/class/net/$ndev/statistics/rx_packets")
+	[ $((after - before)) -ge "$want" ] || { echo "# b's $ndev received $((after - before))"; rc=1; }
+	return "$rc"
+}
+# vlan_pingpong ADDR_A ADDR_B: from a's VLAN address to b's; b's eth0.100 must have received
+# the data (tagged).
+# shellcheck disable=SC2317 # called through ktap_check
+vlan_pingpong() {
+	received_through eth0.100 100 gid_pingpong mra "$1" mrb "$2" 18602
 }
 # rdma_cm to a VLAN's address: ib_core finds the GID a request was sent to by its address and
 # the VLAN the completion reports.
@@ -278,6 +294,17 @@ if vrf_setup; then
 	ktap_check "${vrf_checks[2]}" rises mrb2 dp_rx_packets 4 xmit a mra2 "fd01::2 55000 4"
 else
 	for c in "${vrf_checks[@]}"; do ktap_fail "$c"; done
+fi
+# An address on the VRF device itself is a GID of the device on its slave (ib_core adds an
+# upper device's addresses), and its datagrams come to that device.
+vrf_addr_setup() {
+	on b ip addr add 10.9.9.2/32 dev blue && ip -n a route add 10.9.9.2/32 via 10.0.1.2
+}
+vrf_addr_check="a QP whose GID is the VRF device's own address sends and receives"
+if [ -n "$vrf_ok" ] && vrf_addr_setup; then
+	ktap_check "$vrf_addr_check" gid_pingpong mra2 10.0.1.1 mrb2 10.9.9.2 18603
+else
+	ktap_fail "$vrf_addr_check"
 fi
 
 # A second VRF in b, red, on a link to a third node c, with blue's addresses: the address
@@ -338,6 +365,28 @@ else
 	for c in "${overlap_checks[@]}"; do ktap_fail "$c"; done
 fi
 for l in a:mra2 c:mrc b:mrb3; do on "${l%%:*}" rdma link delete "${l#*:}" 2>/dev/null; done
+
+# b's eth4 a port of a bridge that holds its addresses: they are GIDs of the device on the
+# port, and what a QP receives at one comes in through the bridge.
+bridge_setup() {
+	modprobe bridge && link_add a eth2 10.0.3.1 b eth4 10.0.3.2 &&
+		ip -n b addr flush dev eth4 && on b ip link add br0 type bridge &&
+		on b ip link set eth4 master br0 && on b ip link set br0 up &&
+		ip -n b addr add 10.0.3.2/24 dev br0 && ip -n b addr add fd03::2/64 dev br0 nodad &&
+		ip -n a addr add fd03::1/64 dev eth2 nodad &&
+		rdma_add metaroce mra3 a eth2 && rdma_add metaroce mrb4 b eth4
+}
+bridge_checks=("a QP whose GID is a bridge's, the device on its port, gets what comes through it"
+	       "... the same over IPv6")
+if bridge_setup; then
+	ktap_check "${bridge_checks[0]}" received_through br0 100 \
+		gid_pingpong mra3 10.0.3.1 mrb4 10.0.3.2 18604
+	ktap_check "${bridge_checks[1]}" received_through br0 100 \
+		gid_pingpong mra3 fd03::1 mrb4 fd03::2 18605
+else
+	for c in "${bridge_checks[@]}"; do ktap_fail "$c"; done
+fi
+for l in a:mra3 b:mrb4; do on "${l%%:*}" rdma link delete "${l#*:}" 2>/dev/null; done
 
 # Traffic in both directions while the devices go, then the module.
 (
