@@ -10,8 +10,9 @@
 #   of the device below) goes through the VLAN both ways, also through rdma_cm; a device on
 #   a VRF slave receives (IPv4, IPv6; with udp_l3mdev_accept) and sends through the VRF,
 #   also when two VRFs' addresses overlap, and serves the VRF device's own address; a QP at
-#   a bridge's address gets what comes through the bridge; deleting devices and unloading
-#   the module while packets flow leaves no device and no socket behind.
+#   a bridge's address gets what comes through the bridge, and rdma_cm reaches a bridge over
+#   a VLAN; deleting devices and unloading the module while packets flow leaves no device
+#   and no socket behind.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/datapath.sh
@@ -141,7 +142,7 @@ no_port_socket() { # no UDP socket on $PORT in any node
 	done
 }
 
-ktap_plan 32
+ktap_plan 33
 
 node_add a
 node_add b
@@ -249,16 +250,17 @@ received_through() {
 vlan_pingpong() {
 	received_through eth0.100 100 gid_pingpong mra "$1" mrb "$2" 18602
 }
-# rdma_cm to a VLAN's address: ib_core finds the GID a request was sent to by its address and
-# the VLAN the completion reports.
+# vlan_rping ADDR: rdma_cm to b's ADDR, a VLAN's address: ib_core finds the GID a request was
+# sent to by its address and the VLAN the completion reports.
 # shellcheck disable=SC2317 # called through ktap_check
 vlan_rping() {
 	local pid rc=0 pings
 	use_build_provider
-	on_bg b timeout 60 rping -s -a 10.100.0.2 -p 7100 -C 10 >"$SNIFF.vl1" 2>&1
+	gid_index mrb "$1" >/dev/null || return
+	on_bg b timeout 60 rping -s -a "$1" -p 7100 -C 10 >"$SNIFF.vl1" 2>&1
 	pid=$!
 	wait_listen b 7100 "$pid" || return
-	pings=$(on a timeout 50 rping -c -a 10.100.0.2 -p 7100 -C 10 -v 2>"$SNIFF.vl2" |
+	pings=$(on a timeout 50 rping -c -a "$1" -p 7100 -C 10 -v 2>"$SNIFF.vl2" |
 		grep -c '^ping data: ')
 	wait "$pid" || rc=1
 	[ "$pings" -eq 10 ] || { rc=1; echo "# $pings pings"; sed 's/^/# /' "$SNIFF".vl[12]; }
@@ -266,10 +268,12 @@ vlan_rping() {
 }
 vlan_checks=("a QP whose source GID is a VLAN's sends and receives through it"
 	     "... the same over IPv6" "rping over rdma_cm to a VLAN's address")
+vlan_ok=
 if vlan_setup; then
+	vlan_ok=1
 	ktap_check "${vlan_checks[0]}" vlan_pingpong 10.100.0.1 10.100.0.2
 	ktap_check "${vlan_checks[1]}" vlan_pingpong fd64::1 fd64::2
-	ktap_check "${vlan_checks[2]}" vlan_rping
+	ktap_check "${vlan_checks[2]}" vlan_rping 10.100.0.2
 else
 	for c in "${vlan_checks[@]}"; do ktap_fail "$c"; done
 fi
@@ -378,7 +382,9 @@ bridge_setup() {
 }
 bridge_checks=("a QP whose GID is a bridge's, the device on its port, gets what comes through it"
 	       "... the same over IPv6")
+bridge_ok=
 if bridge_setup; then
+	bridge_ok=1
 	ktap_check "${bridge_checks[0]}" received_through br0 100 \
 		gid_pingpong mra3 10.0.3.1 mrb4 10.0.3.2 18604
 	ktap_check "${bridge_checks[1]}" received_through br0 100 \
@@ -387,6 +393,25 @@ else
 	for c in "${bridge_checks[@]}"; do ktap_fail "$c"; done
 fi
 for l in a:mra3 b:mrb4; do on "${l%%:*}" rdma link delete "${l#*:}" 2>/dev/null; done
+
+# A bridge over a VLAN in b (br1 over eth0.300): its addresses are GIDs of mrb whose VLAN is
+# the bridge's lower device's, and a UD completion must report it for rdma_cm to find them.
+brvlan_setup() {
+	local n
+	for n in a b; do
+		ip -n "$n" link add link eth0 name eth0.300 type vlan id 300 &&
+			ip -n "$n" link set eth0.300 up || return
+	done
+	ip -n a addr add 10.30.0.1/24 dev eth0.300 && on b ip link add br1 type bridge &&
+		on b ip link set eth0.300 master br1 && on b ip link set br1 up &&
+		ip -n b addr add 10.30.0.2/24 dev br1
+}
+brvlan_check="rping over rdma_cm to a bridge's address, the bridge over a VLAN"
+if [ -n "$bridge_ok" ] && [ -n "$vlan_ok" ] && brvlan_setup; then
+	ktap_check "$brvlan_check" vlan_rping 10.30.0.2
+else
+	ktap_fail "$brvlan_check"
+fi
 
 # Traffic in both directions while the devices go, then the module.
 (
