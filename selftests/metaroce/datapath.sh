@@ -250,8 +250,8 @@ received_through() {
 vlan_pingpong() {
 	received_through eth0.100 100 gid_pingpong mra "$1" mrb "$2" 18602
 }
-# vlan_rping ADDR: rdma_cm to b's ADDR, a VLAN's address: ib_core finds the GID a request was
-# sent to by its address and the VLAN the completion reports.
+# vlan_rping ADDR: rdma_cm to b's ADDR, whose GID entry has a VLAN: ib_core finds the GID a
+# request was sent to by its address and the VLAN the completion reports.
 # shellcheck disable=SC2317 # called through ktap_check
 vlan_rping() {
 	local pid rc=0 pings

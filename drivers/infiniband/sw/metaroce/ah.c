@@ -32,6 +32,19 @@ int metaroce_gid_ifindex(const struct ib_gid_attr *attr)
 }
 
 /*
+ * @mdev's RoCE v2 GID entry for @addr on netdev @ndev, referenced (release
+ * with rdma_put_gid_attr()), or an ERR_PTR if it has none.
+ */
+const struct ib_gid_attr *metaroce_find_gid(struct metaroce_dev *mdev,
+					    const struct in6_addr *addr,
+					    struct net_device *ndev)
+{
+	return rdma_find_gid_by_port(&mdev->ibdev, (const union ib_gid *)addr,
+				     IB_GID_TYPE_ROCE_UDP_ENCAP, METAROCE_PORT,
+				     ndev);
+}
+
+/*
  * The VLAN ID of the GID entry for @addr on netdev @ifindex, as ib_core reads
  * it (rdma_read_gid_l2_fields(): the netdev's own, else its first lower
  * device's); 0xffff for none, or if the entry is gone. A UD completion
@@ -48,13 +61,10 @@ u16 metaroce_gid_vlan_id(struct metaroce_dev *mdev, const struct in6_addr *addr,
 	rcu_read_lock();
 	ndev = dev_get_by_index_rcu(metaroce_net(mdev), ifindex);
 	if (ndev)
-		attr = rdma_find_gid_by_port(&mdev->ibdev,
-					     (const union ib_gid *)addr,
-					     IB_GID_TYPE_ROCE_UDP_ENCAP,
-					     METAROCE_PORT, ndev);
+		attr = metaroce_find_gid(mdev, addr, ndev);
 	rcu_read_unlock();
 	if (IS_ERR(attr))
-		return 0xffff;
+		return vlan_id;
 	if (rdma_read_gid_l2_fields(attr, &vlan_id, NULL))
 		vlan_id = 0xffff;
 	rdma_put_gid_attr(attr);

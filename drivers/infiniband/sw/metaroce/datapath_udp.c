@@ -98,11 +98,8 @@ static bool metaroce_udp_has_gid(struct metaroce_dev *mdev,
 				 const struct in6_addr *daddr,
 				 struct net_device *ndev)
 {
-	const struct ib_gid_attr *attr;
+	const struct ib_gid_attr *attr = metaroce_find_gid(mdev, daddr, ndev);
 
-	attr = rdma_find_gid_by_port(&mdev->ibdev, (const union ib_gid *)daddr,
-				     IB_GID_TYPE_ROCE_UDP_ENCAP, METAROCE_PORT,
-				     ndev);
 	if (IS_ERR(attr))
 		return false;
 	rdma_put_gid_attr(attr);

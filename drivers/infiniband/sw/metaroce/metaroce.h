@@ -509,6 +509,9 @@ int metaroce_rkey_get(struct metaroce_qp *qp, u32 rkey, int access, u64 addr,
 
 /* ah.c */
 int metaroce_gid_ifindex(const struct ib_gid_attr *attr);
+const struct ib_gid_attr *metaroce_find_gid(struct metaroce_dev *mdev,
+					    const struct in6_addr *addr,
+					    struct net_device *ndev);
 u16 metaroce_gid_vlan_id(struct metaroce_dev *mdev, const struct in6_addr *addr,
 			 int ifindex);
 int metaroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
