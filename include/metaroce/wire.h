@@ -63,6 +63,14 @@ enum mr_opcode {
 #define MR_MAX_PAYLOAD		4096	/* bytes of payload in one packet */
 #define MR_MAX_MSG_LEN		0x80000000u	/* 2 GiB, the verbs maximum */
 #define MR_QPN_MASK		0x00ffffffu	/* QP numbers are 24 bits */
+/*
+ * The byte above the destination QP number: the segment size of a data packet's message
+ * in units of MR_SEG_UNIT, or 0 for the connection's path MTU; zero in other packets.
+ */
+#define MR_SEG_SHIFT		24
+#define MR_SEG_UNIT		16
+#define MR_SEG_MIN		256	/* bytes, seg 16 */
+#define MR_SEG_MAX		4080	/* bytes, seg 255 */
 #define MR_SACK_BITS		256	/* receive window and selective-ack bitmap, packets */
 #define MR_SACK_WORDS		(MR_SACK_BITS / 64)
 #define MR_ICRC_LEN		4
@@ -72,7 +80,7 @@ struct mr_bth {
 	u8	version;	/* MR_WIRE_VERSION */
 	u8	opcode;		/* enum mr_opcode */
 	__be16	flags;		/* MR_F_* */
-	__be32	dqpn;		/* destination QP number; bits 31:24 are zero */
+	__be32	dqpn;		/* 31:24 the segment size (MR_SEG_*), 23:0 destination QP */
 	__be32	ctok;		/* connection token agreed at setup; stale incarnations fail it */
 	__be32	psn;		/* packet sequence number; zero in ACK and NAK */
 	u8	stream;		/* stream id, < M; zero in ACK and NAK */

@@ -9,7 +9,9 @@
 # bandwidth tests, whose responder perftest leaves in RTR (it answers from a derived PSN:
 # Documentation/infiniband/metaroce.rst, "Responses before RTS"), and ibv_uc_pingpong
 # (unreliable connected QPs, data checked with -c, 4 KiB and 64 KiB messages). Each run
-# must exit 0 on both sides with its result printed.
+# must exit 0 on both sides with its result printed. Last, how ib_write_bw's messages are
+# cut into packets on the 1500-byte link (Documentation/infiniband/metaroce.rst,
+# "Segments").
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/programs.sh
@@ -75,13 +77,32 @@ pair() {
 	fi
 }
 
+# segments NAME PER_MSG [perftest args]: 200 x 64 KiB ib_write_bw from b to a; b's device
+# must send PER_MSG packets a message (one more a message at most, for retransmissions).
+segments() {
+	local name=$1 per=$2 before sent row
+	shift 2
+	before=$(counter mr_b tx_packets)
+	if ! row=$(bw_row mr_a a "$GA" mr_b b "$GB" 10.7.0.1 -s 65536 -n 200 "$@"); then
+		ktap_fail "$name (ib_write_bw failed)"
+		return
+	fi
+	sent=$(($(counter mr_b tx_packets) - before))
+	ktap_diag "$sent packets for 200 messages (iterations, Gb/s: $row)"
+	if [ "$sent" -ge $((200 * per)) ] && [ "$sent" -le $((200 * (per + 1))) ]; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name ($sent packets, not about $((200 * per)))"
+	fi
+}
+
 programs_cleanup() {
 	rm -f "$SRV_OUT"
 	cleanup
 }
 trap programs_cleanup EXIT
 
-ktap_plan 22
+ktap_plan 24
 if setup; then
 	ktap_ok "two nodes, a MetaRoCE device on each"
 else
@@ -137,4 +158,8 @@ for t in ib_read_bw ib_atomic_bw; do
 	pair "$t, 200 iterations, responder in RTR" '^ *[0-9]+ +200 ' $((P + n)) \
 		"$t $PP -p $((P + n)) -n 200" "$t $PC -p $((P + n)) -n 200 10.7.0.1"
 done
+# The port's active MTU (1024) as path MTU: the link's own payload, 1376-byte segments,
+# 48 packets where 1024-byte ones take 64. A smaller path MTU asked for is kept.
+segments "ib_write_bw, 64 KiB in 1376-byte segments: 48 packets a message" 48
+segments "ib_write_bw -m 512: the path MTU asked for, 128 packets a message" 128 -m 512
 ktap_finish

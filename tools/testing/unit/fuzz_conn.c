@@ -49,7 +49,7 @@ static void host_step(struct mr_conn *c, u64 now)
 	if (mr_conn_deadline(c) <= now)
 		mr_conn_timer(c, now);
 	while (n++ < 64 && mr_conn_tx(c, now, &tp))
-		if (tp.hdr.paylen > c->cfg.mtu || tp.hdr.hdrlen != mr_pkt_hdrlen(tp.hdr.opcode) ||
+		if (tp.hdr.paylen > c->cfg.seg || tp.hdr.hdrlen != mr_pkt_hdrlen(tp.hdr.opcode) ||
 		    (c->cfg.uc && (!(tp.hdr.flags & MR_F_UC) || (tp.hdr.flags & MR_F_RETX))))
 			abort();
 	if (mr_conn_ack_due(c, now))
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct mr_conn_cfg cfg = {
 		.peer_qpn = 2, .peer_ctok = 0x22, .local_ctok = 0x11, .tx_isn = 0xfffffff0,
-		.rx_isn = 0, .mtu = 1024, .n_paths = 4, .peer_paths = 4, .n_streams = 2,
+		.rx_isn = 0, .mtu = 1024, .seg = 1376, .n_paths = 4, .peer_paths = 4, .n_streams = 2,
 		.retry_cnt = 7, .rnr_retry = 3, .max_rd_atomic = 2,
 	};
 	static const u8 ops[] = {

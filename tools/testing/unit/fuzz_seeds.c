@@ -51,6 +51,8 @@ int main(int argc, char **argv)
 			p.stream = 1;
 			p.msn = conn ? i : 3;
 			p.mlen = 8;
+			/* half of them with a segment of their own (spec, "Segments") */
+			p.seg = i % 2 ? 1376 / MR_SEG_UNIT : 0;
 			if (p.opcode <= MR_OP_WRITE_IMM || p.opcode == MR_OP_READ_RESP)
 				p.paylen = 8;
 		}

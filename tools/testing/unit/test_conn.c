@@ -84,6 +84,7 @@ struct world {
 	u64	last_cookie[MR_MAX_STREAMS];
 	bool	has_cookie[MR_MAX_STREAMS];
 	u32	drops, sent_pkts;
+	u32	max_paylen[2];		/* the largest payload each side sent */
 	u32	drop_b_data;		/* drop the next this many data packets B sends */
 	/* B closes once it has delivered everything, as ibv_rc_pingpong's client does */
 	bool	b_close_when_done;
@@ -175,12 +176,16 @@ static void check_events(const struct mr_conn *c, const struct evlog *l)
 	assert_true(!l->loss[MR_LOSS_RTO] || c->tx.stat_rto);
 }
 
+/* The path MTU of new connections, and the segment size of each side's (0: the MTU). */
+static u16 conn_mtu = 4096;
+static u16 conn_seg[2];
+
 static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_tx, u32 isn_rx)
 {
 	struct mr_conn_cfg cfg = {
 		.on_event = on_event, .event_arg = &evlog[(me - 1) & 1],
 		.peer_qpn = peer, .peer_ctok = 0x1000 + peer, .local_ctok = 0x1000 + me,
-		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = 4096,
+		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = conn_mtu, .seg = conn_seg[(me - 1) & 1],
 		.n_paths = paths, .peer_paths = paths, .n_streams = streams,
 		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4,
 	};
@@ -270,6 +275,12 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	u32 hl;
 
 	w->sent_pkts++;
+	if (mr_op_is_data(h->opcode)) {
+		/* every packet within the segment it states, which is the sender's */
+		assert_true(h->paylen <= (h->seg ? h->seg * MR_SEG_UNIT : conn_mtu));
+		assert_int_equal(h->seg ? h->seg * MR_SEG_UNIT : conn_mtu, w->c[!to]->cfg.seg);
+		w->max_paylen[!to] = max_t(u32, w->max_paylen[!to], h->paylen);
+	}
 	if (to == 0 && (p->acks_dead || (w->drop_b_acks && !w->b_closed)) &&
 	    h->opcode == MR_OP_ACK) {
 		w->drops++;
@@ -1001,6 +1012,40 @@ static void test_send_write_read_mix(void **state)
 }
 
 /*
+ * Segments above the path MTU (spec, "Segments"): A sends 1376-byte segments, B answers
+ * READs in its 1024-byte path MTU; under loss, jitter and four paths everything lands.
+ */
+static void test_segments_above_the_path_mtu(void **state)
+{
+	static struct world w;
+	u32 i, m;
+
+	(void)state;
+	conn_mtu = 1024;
+	conn_seg[0] = 1376;
+	world_init_mix(&w, 17, 3, 4, 400, 30, 30, 10);
+	w.jitter_ns = 2 * US;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 10000;
+	run(&w, 1000 * 1000 * US);
+	conn_mtu = 4096;
+	conn_seg[0] = 0;
+	assert_int_equal(w.completed, 400);
+	assert_int_equal(w.errors, 0);
+	assert_int_equal(w.max_paylen[0], 1376);
+	assert_int_equal(w.max_paylen[1], 1024);
+	assert_int_equal(w.delivered, 400 - w.nread);
+	assert_true(w.nread > 80 && w.natomic > 20);
+	/* READ data is checked at completion (host_complete()), SEND data at delivery */
+	for (m = 0; m < 400; m++)
+		if (w.op[m] == MR_OP_WRITE)
+			for (i = 0; i < w.len[m]; i++)
+				if (w.dst[m * MSG_MAX + i] != pattern(m, i))
+					fail_msg("WRITE %u byte %u", m, i);
+	world_free(&w);
+}
+
+/*
  * FETCH_ADDs on one counter, mixed with other traffic, under loss in both directions:
  * every one performed exactly once (the final sum), every response received, and each
  * returned value the counter before that operation (all distinct, all below the sum).
@@ -1200,6 +1245,71 @@ static void test_rx_checks(void **state)
 	assert_int_equal(res.nak.nak.nak_psn, 100);
 	assert_int_equal(res.nak.dqpn, 2);
 	assert_true(c->failed);
+	free(c);
+}
+
+/*
+ * A packet's segment is the one it states, or the path MTU if it states none; every
+ * packet of a message states the same.
+ */
+static void test_rx_segment_checks(void **state)
+{
+	struct mr_conn_cfg cfg;
+	struct mr_conn *c;
+	struct mr_rx_res res;
+	struct mr_pkt p;
+
+	(void)state;
+	conn_mtu = 1024;
+	c = conn_new(1, 2, 1, 4, 0, 100);
+	conn_mtu = 4096;
+	memset(&p, 0, sizeof(p));
+	p.opcode = MR_OP_SEND;
+	p.ctok = 0x1001;
+	p.psn = 100;
+	p.seg = 86;
+	p.paylen = 1376;
+	p.mlen = 4000;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	mr_conn_rx_commit(c, 0, &p, false);
+
+	p.psn = 101;
+	p.moff = 1376;
+	p.paylen = 1024;	/* short of its segment, and not the last */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_length, 1);
+	p.seg = 0;
+	p.paylen = 1376;	/* above the path MTU without a segment that allows it */
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_DROP);
+	assert_int_equal(c->stats.rx_bad_length, 2);
+	/* the last packet may be short, in any segment it states */
+	p.seg = 86;
+	p.moff = 2752;
+	p.psn = 102;
+	p.paylen = 4000 - 2752;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_PLACE);
+	/* a packet of the same message in another segment size: fatal, NAK */
+	p.seg = 64;
+	p.psn = 101;
+	p.moff = 1024;
+	p.paylen = 1024;
+	assert_int_equal(mr_conn_rx(c, 0, &p, false, &res), MR_RXC_FATAL);
+	assert_int_equal(c->stats.rx_inconsistent, 1);
+	assert_int_equal(res.nak.nak.syndrome, MR_NAK_INV_REQ);
+
+	/* What a side may choose: the MTU, or a multiple of 16 from 256 to 4080 */
+	cfg = c->cfg;
+	cfg.seg = 1000;
+	assert_int_equal(mr_conn_init(c, &cfg), -EINVAL);
+	cfg.seg = 4096;
+	assert_int_equal(mr_conn_init(c, &cfg), -EINVAL);
+	cfg.seg = 240;
+	assert_int_equal(mr_conn_init(c, &cfg), -EINVAL);
+	cfg.seg = 4080;
+	assert_int_equal(mr_conn_init(c, &cfg), 0);
+	cfg.mtu = 4096;
+	cfg.seg = 4096;
+	assert_int_equal(mr_conn_init(c, &cfg), 0);
 	free(c);
 }
 
@@ -2264,10 +2374,12 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),
 	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_send_write_read_mix),
+	cmocka_unit_test(test_segments_above_the_path_mtu),
 	cmocka_unit_test(test_atomics_exactly_once_under_loss),
 	cmocka_unit_test(test_reads_both_ways_with_full_queues),
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
+	cmocka_unit_test(test_rx_segment_checks),
 	cmocka_unit_test(test_rmsn_window),
 	cmocka_unit_test(test_request_refused_after_acceptance),
 	cmocka_unit_test(test_lone_marks_the_only_outstanding_message),

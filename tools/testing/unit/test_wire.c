@@ -57,6 +57,7 @@ static void valid_pkt(u8 op, struct mr_pkt *p)
 		return;
 	}
 	p->flags = MR_F_AR;
+	p->seg = 1376 / MR_SEG_UNIT;	/* a 1500-byte link's segment */
 	p->psn = 0xffffffff;
 	p->stream = 15;
 	p->msn = 0x80000001;
@@ -235,6 +236,7 @@ static void test_wire_layout_bytes(void **state)
 	/* Big-endian fields at the documented offsets. */
 	assert_int_equal(buf[0], 1);
 	assert_int_equal(buf[1], MR_OP_WRITE);
+	assert_int_equal(buf[4], 86);		/* seg: 1376 bytes */
 	assert_int_equal(buf[5], 0x12);
 	assert_int_equal(buf[7], 0x56);
 	assert_int_equal(buf[8], 0xde);
@@ -335,8 +337,11 @@ static const struct bad_case bad_cases[] = {
 	{ "RETX on NAK", MR_OP_NAK, 2, 2, MR_F_RETX, MR_PERR_FLAGS },
 	{ "DISN on ACK", MR_OP_ACK, 2, 2, MR_F_DISN, MR_PERR_FLAGS },
 	{ "DISN on NAK", MR_OP_NAK, 2, 2, MR_F_DISN, MR_PERR_FLAGS },
-	{ "qpn bit 24", MR_OP_SEND, 4, 4, 0x01000000, MR_PERR_QPN },
-	{ "qpn bit 31", MR_OP_ACK, 4, 4, 0x80000001, MR_PERR_QPN },
+	{ "seg 1", MR_OP_SEND, 4, 1, 1, MR_PERR_PAYLEN },
+	{ "seg 15", MR_OP_READ_RESP, 4, 1, 15, MR_PERR_PAYLEN },
+	{ "seg in ACK", MR_OP_ACK, 4, 1, 0x80, MR_PERR_RSVD },
+	{ "seg in NAK", MR_OP_NAK, 4, 1, 64, MR_PERR_RSVD },
+	{ "seg in UD_SEND", MR_OP_UD_SEND, 4, 1, 86, MR_PERR_RSVD },
 	{ "stream 16", MR_OP_SEND, 16, 1, 16, MR_PERR_STREAM },
 	{ "stream 255", MR_OP_WRITE, 16, 1, 255, MR_PERR_STREAM },
 	{ "stream in ACK", MR_OP_ACK, 16, 1, 1, MR_PERR_STREAM },
@@ -469,6 +474,38 @@ static void test_payload_rules(void **state)
 	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
 }
 
+/* seg: any of 16..255 in a data packet, 0 for the path MTU; nothing in other packets. */
+static void test_seg_field(void **state)
+{
+	struct mr_pkt p, out;
+	u32 len;
+
+	(void)state;
+	valid_pkt(MR_OP_WRITE, &p);
+	p.seg = 0;
+	len = build(&p);
+	assert_int_equal(buf[4], 0);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+	assert_int_equal(out.seg, 0);
+	assert_int_equal(out.dqpn, 0x123456);
+	p.seg = MR_SEG_MIN / MR_SEG_UNIT;
+	len = build(&p);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+	assert_int_equal(out.seg, 16);
+	p.seg = MR_SEG_MAX / MR_SEG_UNIT;
+	len = build(&p);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+	assert_int_equal(out.seg, 255);
+	assert_int_equal(out.dqpn, 0x123456);
+
+	/* The encoder leaves it out of packets that are not data. */
+	valid_pkt(MR_OP_ACK, &p);
+	p.seg = 86;
+	len = build(&p);
+	assert_int_equal(buf[4], 0);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+}
+
 static void test_encode_refuses(void **state)
 {
 	struct mr_pkt p;
@@ -494,6 +531,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_short_and_truncated),
 	cmocka_unit_test(test_malformed_fields),
 	cmocka_unit_test(test_payload_rules),
+	cmocka_unit_test(test_seg_field),
 	cmocka_unit_test(test_encode_refuses),
 };
 

@@ -382,16 +382,30 @@ static u8 metaroce_qp_max_rd_atomic(const struct metaroce_qp *qp)
 		       1, METAROCE_MAX_RD_ATOMIC);
 }
 
+/*
+ * The payload of our packets (spec, "Segments"): a path MTU that is the largest IB MTU
+ * the outgoing netdev allows means "what the link carries", so the segment grows to
+ * the netdev's payload in 16-byte steps (1376 bytes instead of 1024 on a 1500-byte
+ * link); a smaller path MTU was asked for and is kept.
+ */
+static u32 metaroce_qp_segment(u32 mtu, u32 payload)
+{
+	if (ib_mtu_int_to_enum(payload) != ib_mtu_int_to_enum(mtu))
+		return mtu;
+	return max(mtu, min_t(u32, round_down(payload, MR_SEG_UNIT), MR_SEG_MAX));
+}
+
 /* INIT -> RTR: the receive side of the connection. */
 static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 {
 	struct mr_conn_cfg cfg = {};
 	struct mr_conn *c;
-	u32 mtu;
+	u32 mtu, payload;
 	int ret;
 
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu ? qp->attr.path_mtu : IB_MTU_1024);
-	if (mtu > metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex))
+	payload = metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex);
+	if (mtu > payload)
 		return -EINVAL;
 
 	cfg.peer_qpn = qp->attr.dest_qp_num;
@@ -402,6 +416,7 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 					qp->attr.rq_psn);
 	cfg.rx_isn = qp->attr.rq_psn;
 	cfg.mtu = mtu;
+	cfg.seg = metaroce_qp_segment(mtu, payload);
 	cfg.n_paths = qp->n_paths;
 	cfg.peer_paths = MR_MAX_PATHS;
 	/* Both sides must have been created with the same M (spec). */

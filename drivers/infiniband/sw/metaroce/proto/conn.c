@@ -44,16 +44,20 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	    !cfg->peer_paths || cfg->peer_paths > MR_MAX_PATHS ||
 	    !cfg->n_streams || cfg->n_streams > MR_MAX_STREAMS ||
 	    cfg->mtu < 256 || cfg->mtu > MR_MAX_PAYLOAD ||
+	    (cfg->seg && cfg->seg != cfg->mtu &&
+	     (cfg->seg < MR_SEG_MIN || cfg->seg > MR_SEG_MAX || cfg->seg % MR_SEG_UNIT)) ||
 	    cfg->retry_cnt > 7 || cfg->rnr_retry > 7 || (cfg->peer_qpn & ~MR_QPN_MASK))
 		return -EINVAL;
 
 	memset(c, 0, mr_conn_size(cfg->n_streams));
 	c->cfg = *cfg;
+	if (!c->cfg.seg)
+		c->cfg.seg = cfg->mtu;
 	mr_txwin_init(&c->tx, cfg->tx_isn, cfg->retry_cnt);
 	mr_paths_init(&c->paths, cfg->n_paths);
 	c->paths.on_change = mr_conn_path_change;
 	c->paths.change_arg = c;
-	mr_cc_init(&c->cc, cfg->mtu);
+	mr_cc_init(&c->cc, c->cfg.seg);
 	mr_rxwin_init(&c->rx, cfg->rx_isn);
 	/* UC never fails for lack of acknowledgments: nothing waits for them. */
 	if (cfg->uc)
@@ -211,6 +215,9 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 {
 	memset(h, 0, sizeof(*h));
 	h->opcode = m->wr.opcode;
+	/* The path MTU goes without saying; any other segment is stated. */
+	if (c->cfg.seg != c->cfg.mtu)
+		h->seg = c->cfg.seg / MR_SEG_UNIT;
 	h->dqpn = c->cfg.peer_qpn;
 	h->ctok = c->cfg.peer_ctok;
 	h->psn = psn;
@@ -339,7 +346,7 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 	u8 path;
 
 	/* Requests and atomic responses are one packet, empty (their data is in headers). */
-	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, c->cfg.mtu, m->wr.len - moff) : 0;
+	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, c->cfg.seg, m->wr.len - moff) : 0;
 	path = mr_paths_pick(&c->paths, now);
 	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
 	p = &c->tx.pkt[psn % MR_SACK_BITS];
@@ -783,6 +790,7 @@ static void mr_pkt_rmsg(const struct mr_pkt *pkt, struct mr_rmsg *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->opcode = pkt->opcode;
+	r->seg = pkt->seg;
 	r->se = pkt->flags & MR_F_SE;
 	switch (pkt->opcode) {
 	case MR_OP_SEND:
@@ -852,7 +860,15 @@ static bool mr_conn_rx_consistent(const struct mr_rstream *rs, const struct mr_p
 	info = &rs->info[pkt->msn % MR_STREAM_WIN];
 	mr_pkt_rmsg(pkt, &r);
 	return m->mlen == pkt->mlen && !m->done && pkt->paylen <= m->mlen - m->got &&
-	       info->opcode == r.opcode && info->rmsn == r.rmsn && info->imm_inv == r.imm_inv;
+	       info->opcode == r.opcode && info->seg == r.seg && info->rmsn == r.rmsn &&
+	       info->imm_inv == r.imm_inv;
+}
+
+/* Does a response packet fit the READ or atomic it answers (rd)? */
+static bool mr_conn_resp_fits(const struct mr_sendmsg *rd, const struct mr_pkt *pkt)
+{
+	return rd && rd->wr.len == pkt->mlen && pkt->paylen <= rd->wr.len - rd->resp_got &&
+	       (!rd->resp_got || rd->resp_seg == pkt->seg);
 }
 
 static void mr_conn_rx_count(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, bool ce)
@@ -956,6 +972,7 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 	struct mr_sendmsg *rd;
 	enum mr_rx_class cls;
 	bool discard;
+	u32 seg;
 
 	/* UC data goes to UC connections only, and a UC receiver sends no NAK. */
 	if ((mr_op_is_data(pkt->opcode) && !(pkt->flags & MR_F_UC) != !c->cfg.uc) ||
@@ -983,10 +1000,11 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 		c->stats.rx_bad_stream++;
 		return MR_RXC_DROP;
 	}
-	/* Every packet of a payload but the last is exactly one MTU. */
-	if (pkt->paylen > c->cfg.mtu ||
+	/* Every packet of a payload but the last is exactly one segment. */
+	seg = mr_conn_rx_seg(c, pkt);
+	if (pkt->paylen > seg ||
 	    (mr_op_has_payload(pkt->opcode) && pkt->moff + pkt->paylen < pkt->mlen &&
-	     pkt->paylen != c->cfg.mtu)) {
+	     pkt->paylen != seg)) {
 		c->stats.rx_bad_length++;
 		return MR_RXC_DROP;
 	}
@@ -1032,7 +1050,7 @@ enum mr_rx_class mr_conn_rx(struct mr_conn *c, u64 now, const struct mr_pkt *pkt
 	if (mr_is_response(pkt->opcode)) {
 		/* Answers one of our requests, of the length we asked for; else drop it. */
 		rd = mr_conn_find_req(c, pkt);
-		if (!rd || rd->wr.len != pkt->mlen) {
+		if (!mr_conn_resp_fits(rd, pkt)) {
 			c->stats.rx_bad_resp++;
 			return MR_RXC_DROP;
 		}
@@ -1093,7 +1111,7 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 			return;
 	} else if (mr_is_response(pkt->opcode)) {
 		rd = mr_conn_find_req(c, pkt);
-		if (!rd || rd->wr.len != pkt->mlen || pkt->paylen > rd->wr.len - rd->resp_got)
+		if (!mr_conn_resp_fits(rd, pkt))
 			return;
 	} else if (!mr_conn_rx_consistent(rs, pkt)) {
 		return;
@@ -1107,6 +1125,7 @@ void mr_conn_rx_commit(struct mr_conn *c, u64 now, const struct mr_pkt *pkt, boo
 	if (rd) {
 		/* An ATOMIC_RESP carries its 8 bytes in the header. */
 		rd->resp_got += pkt->opcode == MR_OP_ATOMIC_RESP ? 8 : pkt->paylen;
+		rd->resp_seg = pkt->seg;
 		if (rd->resp_got == rd->wr.len) {
 			rd->resp_done = true;
 			c->rd_out--;

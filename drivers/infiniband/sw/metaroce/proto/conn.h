@@ -78,7 +78,8 @@ struct mr_conn_cfg {
 	u32	local_ctok;	/* ctok the packets we receive must carry */
 	u32	tx_isn;		/* our first PSN */
 	u32	rx_isn;		/* the peer's first PSN */
-	u16	mtu;		/* payload bytes per packet */
+	u16	mtu;		/* path MTU: packets whose seg is 0 carry this much */
+	u16	seg;		/* payload bytes per packet we send; 0 = mtu (spec, "Segments") */
 	u8	n_paths;	/* our paths (N) */
 	u8	peer_paths;	/* the peer's N: path ids we accept */
 	u8	n_streams;	/* M, both directions */
@@ -140,6 +141,7 @@ struct mr_sendmsg {
 	u32	pkts;		/* packets in the message; 0 once reported */
 	u32	pkts_acked;
 	u32	resp_got;	/* READ: response bytes placed */
+	u8	resp_seg;	/* READ: the response's seg, once resp_got is not 0 */
 	u32	req_psn;	/* READ, atomic: PSN of the request (ours, or the peer's) */
 	u64	orig;		/* ATOMIC_RESP: the value before the operation */
 	bool	all_sent;
@@ -150,6 +152,7 @@ struct mr_sendmsg {
 /* Per message, what the receiver remembers until delivery. */
 struct mr_rmsg {
 	u8	opcode;
+	u8	seg;		/* every packet of a message has the same */
 	bool	se;
 	u32	rmsn;
 	u32	imm_inv;
@@ -352,10 +355,22 @@ static inline bool mr_conn_failed(const struct mr_conn *c)
 	return c->failed;
 }
 
-/* Packets a payload of @len bytes takes; a zero-length message is one packet. */
+/* Packets a payload of @len bytes takes in @seg-byte segments; zero bytes take one. */
+static inline u32 mr_seg_pkts(u32 len, u32 seg)
+{
+	return len ? (len - 1) / seg + 1 : 1;
+}
+
+/* Packets a message of ours of @len bytes takes. */
 static inline u32 mr_conn_pkts(const struct mr_conn *c, u32 len)
 {
-	return len ? (len - 1) / c->cfg.mtu + 1 : 1;
+	return mr_seg_pkts(len, c->cfg.seg);
+}
+
+/* The segment size of a received data packet's message. */
+static inline u32 mr_conn_rx_seg(const struct mr_conn *c, const struct mr_pkt *pkt)
+{
+	return pkt->seg ? pkt->seg * MR_SEG_UNIT : c->cfg.mtu;
 }
 
 /* Queue a message. -ENOSPC when MR_SENDQ_DEPTH messages are outstanding. */

@@ -257,8 +257,8 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 		return MR_PERR_FLAGS;
 
 	pkt->dqpn = mr_get_be32(b + 4);
-	if (pkt->dqpn & ~MR_QPN_MASK)
-		return MR_PERR_QPN;
+	pkt->seg = pkt->dqpn >> MR_SEG_SHIFT;
+	pkt->dqpn &= MR_QPN_MASK;
 	pkt->ctok = mr_get_be32(b + 8);
 	pkt->psn = mr_get_be32(b + 12);
 	pkt->stream = b[16];
@@ -277,19 +277,18 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 	if (pkt->path >= MR_MAX_PATHS)
 		return MR_PERR_PATH;
 
-	if (pkt->opcode == MR_OP_ACK) {
+	if (!(oi->flags & OPI_DATA)) {
 		if (pkt->psn)
 			return MR_PERR_PSN;
+		/* Only data packets are cut into segments. */
+		if (pkt->seg)
+			return MR_PERR_RSVD;
+	}
+	if (pkt->opcode == MR_OP_ACK)
 		return mr_decode_ack(b, &pkt->ack);
-	}
-	if (pkt->opcode == MR_OP_NAK) {
-		if (pkt->psn)
-			return MR_PERR_PSN;
+	if (pkt->opcode == MR_OP_NAK)
 		return mr_decode_nak(b, &pkt->nak);
-	}
 	if (oi->flags & OPI_UD) {
-		if (pkt->psn)
-			return MR_PERR_PSN;
 		pkt->ud.sqpn = mr_get_be32(b + MR_BTH_LEN);
 		pkt->ud.imm = mr_get_be32(b + MR_BTH_LEN + 4);
 		if (pkt->ud.sqpn & ~MR_QPN_MASK)
@@ -299,6 +298,8 @@ enum mr_perr mr_pkt_decode(const void *buf, u32 len, struct mr_pkt *pkt)
 		return MR_PERR_OK;
 	}
 
+	if (pkt->seg && pkt->seg < MR_SEG_MIN / MR_SEG_UNIT)
+		return MR_PERR_PAYLEN;
 	err = mr_decode_meth(b, pkt, oi);
 	if (err)
 		return err;
@@ -386,7 +387,8 @@ u32 mr_pkt_encode(const struct mr_pkt *pkt, void *buf, u32 cap)
 	b[0] = MR_WIRE_VERSION;
 	b[1] = pkt->opcode;
 	mr_put_be16(pkt->flags, b + 2);
-	mr_put_be32(pkt->dqpn & MR_QPN_MASK, b + 4);
+	mr_put_be32((pkt->dqpn & MR_QPN_MASK) |
+		    (oi->flags & OPI_DATA ? (u32)pkt->seg << MR_SEG_SHIFT : 0), b + 4);
 	mr_put_be32(pkt->ctok, b + 8);
 	mr_put_be32(pkt->psn, b + 12);
 	b[16] = pkt->stream;

@@ -19,10 +19,10 @@ enum mr_perr {
 	MR_PERR_VERSION,	/* unknown version */
 	MR_PERR_OPCODE,		/* unknown opcode */
 	MR_PERR_FLAGS,		/* unknown flag, or SE where not allowed */
-	MR_PERR_QPN,		/* dqpn bits 31:24 set */
+	MR_PERR_QPN,		/* datagram sqpn bits 31:24 set */
 	MR_PERR_TRUNC,		/* shorter than the opcode's headers + ICRC */
 	MR_PERR_LENGTH,		/* paylen disagrees with the datagram length */
-	MR_PERR_PAYLEN,		/* payload too long, or present where none is allowed */
+	MR_PERR_PAYLEN,		/* payload too long or where none is allowed; seg below 256 */
 	MR_PERR_STREAM,		/* stream id out of range, or set in ACK/NAK */
 	MR_PERR_PATH,		/* path id out of range */
 	MR_PERR_PSN,		/* PSN set in ACK/NAK */
@@ -86,6 +86,7 @@ struct mr_pkt_nak {
 struct mr_pkt {
 	u8	opcode;
 	u16	flags;
+	u8	seg;		/* segment size / MR_SEG_UNIT; 0: the path MTU */
 	u32	dqpn;
 	u32	ctok;
 	u32	psn;

@@ -34,7 +34,7 @@ static u32 mr_uc_pkt_rmsn(const struct mr_pkt *pkt)
 
 static u32 mr_uc_first_psn(const struct mr_conn *c, const struct mr_pkt *pkt)
 {
-	return pkt->psn - pkt->moff / c->cfg.mtu;
+	return pkt->psn - pkt->moff / mr_conn_rx_seg(c, pkt);
 }
 
 /*
@@ -55,12 +55,13 @@ static bool mr_uc_msg_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 	const struct mr_msg_slot *m = &rs->st.slot[pkt->msn % MR_STREAM_WIN];
 	const struct mr_rmsg *info = &rs->info[pkt->msn % MR_STREAM_WIN];
 
-	if (pkt->moff % c->cfg.mtu)
+	if (pkt->moff % mr_conn_rx_seg(c, pkt))
 		return false;
 	if (!m->used)
 		return true;
 	if (info->dead || m->done || m->mlen != pkt->mlen || pkt->paylen > m->mlen - m->got ||
-	    info->opcode != pkt->opcode || info->first_psn != mr_uc_first_psn(c, pkt))
+	    info->opcode != pkt->opcode || info->seg != pkt->seg ||
+	    info->first_psn != mr_uc_first_psn(c, pkt))
 		return false;
 	if (!mr_uc_uses_rwqe(pkt->opcode))
 		return true;
@@ -107,7 +108,7 @@ bool mr_uc_commit_ok(const struct mr_conn *c, const struct mr_pkt *pkt)
 
 void mr_uc_bind(struct mr_conn *c, const struct mr_pkt *pkt, struct mr_rmsg *info)
 {
-	u32 npkts = mr_conn_pkts(c, pkt->mlen);
+	u32 npkts = mr_seg_pkts(pkt->mlen, mr_conn_rx_seg(c, pkt));
 
 	info->first_psn = mr_uc_first_psn(c, pkt);
 	info->last_psn = info->first_psn + npkts - 1;
