@@ -75,6 +75,12 @@ enum mr_opcode {
 #define MR_SACK_WORDS		(MR_SACK_BITS / 64)
 #define MR_ICRC_LEN		4
 
+/* A segment size in bytes that seg can state. */
+static inline bool mr_seg_valid(unsigned int bytes)
+{
+	return bytes >= MR_SEG_MIN && bytes <= MR_SEG_MAX && !(bytes % MR_SEG_UNIT);
+}
+
 /* Base transport header: every packet starts with it. */
 struct mr_bth {
 	u8	version;	/* MR_WIRE_VERSION */
@@ -146,7 +152,8 @@ struct mr_ack {
 	__be16	ce_cnt;		/* data packets received with CE, running count mod 2^16 */
 	__be16	rx_cnt;		/* data packets received, running count mod 2^16 */
 	__be32	rate_hint;	/* receiver's fair share for this sender, Mbit/s; 0 = none */
-	__be32	rsvd;		/* 0 */
+	__be16	rx_seg;		/* largest segment the receiver takes, bytes; 0 = path MTU */
+	__be16	rsvd;		/* 0 */
 	__be64	sack[MR_SACK_WORDS];	/* bit i (word i / 64, bit i % 64) = PSN cack + i */
 };
 

@@ -11,7 +11,7 @@
 # (unreliable connected QPs, data checked with -c, 4 KiB and 64 KiB messages). Each run
 # must exit 0 on both sides with its result printed. Last, how ib_write_bw's messages are
 # cut into packets on the 1500-byte link (Documentation/infiniband/metaroce.rst,
-# "Segments").
+# "Segments"), and on it when its MTU is lowered under a run.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/programs.sh
@@ -78,7 +78,8 @@ pair() {
 }
 
 # segments NAME PER_MSG [perftest args]: 200 x 64 KiB ib_write_bw from b to a; b's device
-# must send PER_MSG packets a message (one more a message at most, for retransmissions).
+# must send PER_MSG packets a message, and 200 more at most: retransmissions, and the
+# messages started before a's first ACK told b the segment a takes (in the path MTU).
 segments() {
 	local name=$1 per=$2 before sent row
 	shift 2
@@ -96,13 +97,39 @@ segments() {
 	fi
 }
 
+# mtu_lowered: the link's MTU goes from 1500 to 1400 under a running ib_write_bw (once
+# 2000 packets are out). The messages under way keep their 1376-byte segments and leave
+# in IP fragments; later ones are cut smaller. The run must complete.
+mtu_lowered() {
+	local name="ib_write_bw completes with the MTU lowered under it" before frag row _
+	before=$(counter mr_b tx_packets)
+	frag=$(counter mr_b dp_tx_fragmented)
+	(
+		for _ in $(seq 600); do
+			[ $(($(counter mr_b tx_packets) - before)) -gt 2000 ] && break
+			sleep 0.1
+		done
+		on a ip link set va mtu 1400
+		on b ip link set vb mtu 1400
+	) &
+	row=$(bw_row mr_a a "$GA" mr_b b "$GB" 10.7.0.1 -s 65536 -n 3000) || row=failed
+	wait
+	frag=$(($(counter mr_b dp_tx_fragmented) - frag))
+	ktap_diag "$frag packets sent in fragments (iterations, Gb/s: $row)"
+	if [ "$row" != failed ] && [ "$frag" -gt 0 ]; then
+		ktap_ok "$name"
+	else
+		ktap_fail "$name"
+	fi
+}
+
 programs_cleanup() {
 	rm -f "$SRV_OUT"
 	cleanup
 }
 trap programs_cleanup EXIT
 
-ktap_plan 24
+ktap_plan 26
 if setup; then
 	ktap_ok "two nodes, a MetaRoCE device on each"
 else
@@ -162,4 +189,8 @@ done
 # 48 packets where 1024-byte ones take 64. A smaller path MTU asked for is kept.
 segments "ib_write_bw, 64 KiB in 1376-byte segments: 48 packets a message" 48
 segments "ib_write_bw -m 512: the path MTU asked for, 128 packets a message" 128 -m 512
+mtu_lowered
+segments "ib_write_bw at MTU 1400: 1280-byte segments, 52 packets a message" 52
+on a ip link set va mtu 1500
+on b ip link set vb mtu 1500
 ktap_finish

@@ -176,9 +176,22 @@ static void check_events(const struct mr_conn *c, const struct evlog *l)
 	assert_true(!l->loss[MR_LOSS_RTO] || c->tx.stat_rto);
 }
 
-/* The path MTU of new connections, and the segment size of each side's (0: the MTU). */
+/*
+ * The path MTU of new connections, and for each side the largest segment it sends and
+ * the largest it takes (0: the MTU).
+ */
 static u16 conn_mtu = 4096;
-static u16 conn_seg[2];
+static u16 conn_seg[2], conn_rx_seg[2];
+
+/* Teardown of the tests that change them: the next test gets the defaults, pass or fail. */
+static int conn_defaults(void **state)
+{
+	(void)state;
+	conn_mtu = 4096;
+	memset(conn_seg, 0, sizeof(conn_seg));
+	memset(conn_rx_seg, 0, sizeof(conn_rx_seg));
+	return 0;
+}
 
 static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_tx, u32 isn_rx)
 {
@@ -186,6 +199,7 @@ static struct mr_conn *conn_new(u32 me, u32 peer, u8 streams, u8 paths, u32 isn_
 		.on_event = on_event, .event_arg = &evlog[(me - 1) & 1],
 		.peer_qpn = peer, .peer_ctok = 0x1000 + peer, .local_ctok = 0x1000 + me,
 		.tx_isn = isn_tx, .rx_isn = isn_rx, .mtu = conn_mtu, .seg = conn_seg[(me - 1) & 1],
+		.rx_seg = conn_rx_seg[(me - 1) & 1],
 		.n_paths = paths, .peer_paths = paths, .n_streams = streams,
 		.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 4,
 	};
@@ -276,9 +290,12 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 
 	w->sent_pkts++;
 	if (mr_op_is_data(h->opcode)) {
-		/* every packet within the segment it states, which is the sender's */
-		assert_true(h->paylen <= (h->seg ? h->seg * MR_SEG_UNIT : conn_mtu));
-		assert_int_equal(h->seg ? h->seg * MR_SEG_UNIT : conn_mtu, w->c[!to]->cfg.seg);
+		u32 seg = h->seg ? h->seg * MR_SEG_UNIT : conn_mtu;
+
+		/* within the segment it states, which both ends allow */
+		assert_true(h->paylen <= seg);
+		assert_true(seg <= w->c[!to]->cfg.seg);
+		assert_true(seg <= max_t(u32, w->c[to]->cfg.rx_seg, conn_mtu));
 		w->max_paylen[!to] = max_t(u32, w->max_paylen[!to], h->paylen);
 	}
 	if (to == 0 && (p->acks_dead || (w->drop_b_acks && !w->b_closed)) &&
@@ -1012,27 +1029,27 @@ static void test_send_write_read_mix(void **state)
 }
 
 /*
- * Segments above the path MTU (spec, "Segments"): A sends 1376-byte segments, B answers
- * READs in its 1024-byte path MTU; under loss, jitter and four paths everything lands.
+ * Segments above the path MTU (spec, "Segments"): A would send 1376-byte segments and
+ * takes them; B takes rx_seg_b and answers READs in its 1024-byte path MTU. Under loss,
+ * jitter and four paths everything lands, and A's packets are as large as B takes.
  */
-static void test_segments_above_the_path_mtu(void **state)
+static void segments_mix(u16 rx_seg_b, u32 want_a)
 {
 	static struct world w;
 	u32 i, m;
 
-	(void)state;
 	conn_mtu = 1024;
 	conn_seg[0] = 1376;
+	conn_rx_seg[0] = 1376;
+	conn_rx_seg[1] = rx_seg_b;
 	world_init_mix(&w, 17, 3, 4, 400, 30, 30, 10);
 	w.jitter_ns = 2 * US;
 	for (i = 0; i < 4; i++)
 		w.path[i].loss_ppm = 10000;
 	run(&w, 1000 * 1000 * US);
-	conn_mtu = 4096;
-	conn_seg[0] = 0;
 	assert_int_equal(w.completed, 400);
 	assert_int_equal(w.errors, 0);
-	assert_int_equal(w.max_paylen[0], 1376);
+	assert_int_equal(w.max_paylen[0], want_a);
 	assert_int_equal(w.max_paylen[1], 1024);
 	assert_int_equal(w.delivered, 400 - w.nread);
 	assert_true(w.nread > 80 && w.natomic > 20);
@@ -1043,6 +1060,26 @@ static void test_segments_above_the_path_mtu(void **state)
 				if (w.dst[m * MSG_MAX + i] != pattern(m, i))
 					fail_msg("WRITE %u byte %u", m, i);
 	world_free(&w);
+}
+
+static void test_segments_above_the_path_mtu(void **state)
+{
+	(void)state;
+	segments_mix(1376, 1376);
+}
+
+/* B's link carries less than A's (1400 bytes against 1500): A keeps to what B takes. */
+static void test_segments_to_a_smaller_link(void **state)
+{
+	(void)state;
+	segments_mix(1280, 1280);
+}
+
+/* A peer that states no segment gets the path MTU. */
+static void test_segments_to_a_peer_that_takes_the_mtu(void **state)
+{
+	(void)state;
+	segments_mix(0, 1024);
 }
 
 /*
@@ -1262,7 +1299,6 @@ static void test_rx_segment_checks(void **state)
 	(void)state;
 	conn_mtu = 1024;
 	c = conn_new(1, 2, 1, 4, 0, 100);
-	conn_mtu = 4096;
 	memset(&p, 0, sizeof(p));
 	p.opcode = MR_OP_SEND;
 	p.ctok = 0x1001;
@@ -2374,12 +2410,14 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_ecn_marked_path_sheds_load),
 	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_send_write_read_mix),
-	cmocka_unit_test(test_segments_above_the_path_mtu),
+	cmocka_unit_test_teardown(test_segments_above_the_path_mtu, conn_defaults),
+	cmocka_unit_test_teardown(test_segments_to_a_smaller_link, conn_defaults),
+	cmocka_unit_test_teardown(test_segments_to_a_peer_that_takes_the_mtu, conn_defaults),
 	cmocka_unit_test(test_atomics_exactly_once_under_loss),
 	cmocka_unit_test(test_reads_both_ways_with_full_queues),
 	cmocka_unit_test(test_read_requests_and_responses_checked),
 	cmocka_unit_test(test_rx_checks),
-	cmocka_unit_test(test_rx_segment_checks),
+	cmocka_unit_test_teardown(test_rx_segment_checks, conn_defaults),
 	cmocka_unit_test(test_rmsn_window),
 	cmocka_unit_test(test_request_refused_after_acceptance),
 	cmocka_unit_test(test_lone_marks_the_only_outstanding_message),

@@ -36,6 +36,7 @@ static void valid_pkt(u8 op, struct mr_pkt *p)
 		p->ack.ce_cnt = 65535;
 		p->ack.rx_cnt = 2;
 		p->ack.rate_hint = 100000;
+		p->ack.rx_seg = 1376;
 		p->ack.sack[0] = 0x8000000000000002ULL;
 		p->ack.sack[3] = 0x8000000000000000ULL;	/* bit 255: the window's far edge */
 		return;
@@ -371,7 +372,10 @@ static const struct bad_case bad_cases[] = {
 	{ "ATOMIC_WRITE moff", MR_OP_ATOMIC_WRITE, 24, 4, 8, MR_PERR_MSG },
 	{ "ATOMIC_WRITE va", MR_OP_ATOMIC_WRITE, 32, 8, 0x2004, MR_PERR_ALIGN },
 	{ "SE on ATOMIC_WRITE", MR_OP_ATOMIC_WRITE, 2, 2, MR_F_SE, MR_PERR_FLAGS },
-	{ "ACK rsvd", MR_OP_ACK, 40, 4, 1, MR_PERR_RSVD },
+	{ "ACK rsvd", MR_OP_ACK, 42, 2, 1, MR_PERR_RSVD },
+	{ "ACK rx_seg 100", MR_OP_ACK, 40, 2, 100, MR_PERR_ACK },
+	{ "ACK rx_seg 1000", MR_OP_ACK, 40, 2, 1000, MR_PERR_ACK },
+	{ "ACK rx_seg 4096", MR_OP_ACK, 40, 2, 4096, MR_PERR_ACK },
 	{ "NAK rsvd0", MR_OP_NAK, 29, 1, 1, MR_PERR_RSVD },
 	{ "NAK rsvd1", MR_OP_NAK, 32, 4, 1, MR_PERR_RSVD },
 	{ "ACK sack bit 0", MR_OP_ACK, 44, 8, 0x8000000000000003ULL, MR_PERR_ACK },
@@ -504,6 +508,18 @@ static void test_seg_field(void **state)
 	len = build(&p);
 	assert_int_equal(buf[4], 0);
 	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+
+	/* An ACK tells the largest segment its sender takes, 0 for the path MTU. */
+	assert_int_equal(buf[40] << 8 | buf[41], 1376);
+	assert_int_equal(out.ack.rx_seg, 1376);
+	p.ack.rx_seg = MR_SEG_MAX;
+	len = build(&p);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+	assert_int_equal(out.ack.rx_seg, MR_SEG_MAX);
+	p.ack.rx_seg = 0;
+	len = build(&p);
+	assert_int_equal(mr_pkt_decode(buf, len, &out), MR_PERR_OK);
+	assert_int_equal(out.ack.rx_seg, 0);
 }
 
 static void test_encode_refuses(void **state)

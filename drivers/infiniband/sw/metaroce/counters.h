@@ -33,7 +33,7 @@ enum metaroce_counter {
 	/* The datapath: every segment it moves, whatever the transport makes of it. */
 	METAROCE_CNT_DP_TX_PACKETS,	/* segments handed to the network */
 	METAROCE_CNT_DP_TX_BYTES,	/* their UDP payload bytes */
-	METAROCE_CNT_DP_TX_DROPPED,	/* refused: no route, too large, no memory */
+	METAROCE_CNT_DP_TX_DROPPED,	/* refused: no route, no memory */
 	METAROCE_CNT_DP_RX_PACKETS,	/* segments handed to the transport */
 	METAROCE_CNT_DP_RX_BYTES,	/* their UDP payload bytes */
 	/* Receive drops of the transport other than malformed packets. */
@@ -66,6 +66,7 @@ enum metaroce_counter {
 	METAROCE_CNT_LINGER_ACK_TX,	/* ACKs of closed connections' records */
 	METAROCE_CNT_NAK_TX,		/* NAKs that end the connection, sent */
 	METAROCE_CNT_NAK_RX,		/* and received (RNR NAKs: rnr_nak_*) */
+	METAROCE_CNT_DP_TX_FRAGMENTED,	/* above the MTU now: sent in IP fragments */
 	METAROCE_CNT_MAX
 };
 

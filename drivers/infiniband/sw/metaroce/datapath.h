@@ -101,8 +101,9 @@ struct metaroce_datapath_ops {
 	 * The datapath consumes @skb in every case. Returns 0 if the packet
 	 * was handed to the network (not a delivery guarantee), or a
 	 * negative errno if it was dropped here: -ENETUNREACH (no route),
-	 * -EMSGSIZE (larger than max_segment), -ENOBUFS (queue full; the
-	 * transport treats it as a loss and backs off).
+	 * -ENOBUFS (queue full; the transport treats it as a loss and backs
+	 * off). A segment larger than max_segment (the MTU was lowered under
+	 * a message) is sent in IP fragments.
 	 * @dest->route may keep the route for the next segment of the same
 	 * destination and path; the caller serialises sends through it.
 	 * Context: process or softirq; never hard irq.

@@ -590,8 +590,8 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	ttl = dest->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
 	/* Takes the route reference. */
 	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos, ttl,
-			    htons(IP_DF), dest->sport, udp->us->port, false,
-			    false);
+			    skb->ignore_df ? 0 : htons(IP_DF), dest->sport,
+			    udp->us->port, false, false);
 	return 0;
 }
 
@@ -646,13 +646,18 @@ static int metaroce_udp_xmit(struct metaroce_datapath *dp, struct sk_buff *skb,
 	unsigned int len = skb->len;
 	int ret;
 
-	if (len > metaroce_udp_max_segment(dp)) {
-		ret = -EMSGSIZE;
-		goto drop;
-	}
-
 	/* A fresh packet to the stack: no state of an earlier owner. */
 	skb_scrub_packet(skb, false);
+	/*
+	 * Larger than the netdev now carries: a segment chosen before its MTU
+	 * was lowered, of a message already under way (later ones get smaller
+	 * segments, spec "Segments"). IP fragments, not a drop, let that
+	 * message complete.
+	 */
+	if (len > metaroce_udp_max_segment(dp)) {
+		skb->ignore_df = 1;
+		metaroce_count(cnt, METAROCE_CNT_DP_TX_FRAGMENTED);
+	}
 	skb->protocol = ipv6_addr_v4mapped(&dest->daddr) ? htons(ETH_P_IP) :
 							  htons(ETH_P_IPV6);
 

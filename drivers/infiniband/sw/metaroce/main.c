@@ -220,11 +220,17 @@ static void metaroce_unregister_devices(struct net *net)
 	spin_unlock(&metaroce_devices_lock);
 }
 
+atomic_t metaroce_mtu_gen = ATOMIC_INIT(0);
+
 static int metaroce_netdev_event(struct notifier_block *nb,
 				 unsigned long event, void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct metaroce_dev *mdev;
+
+	/* Any netdev: a QP may send through a VLAN or bridge above its device's. */
+	if (event == NETDEV_CHANGEMTU)
+		atomic_inc(&metaroce_mtu_gen);
 
 	switch (event) {
 	case NETDEV_UP:

@@ -387,6 +387,7 @@ struct metaroce_qp {
 	bool has_fatal_nak;		/* refused for good: fatal_nak is repeated */
 	struct mr_pkt *fatal_nak;	/* the NAK, for lost-NAK retransmissions */
 	bool flushing;			/* state ERR reached: flush everything */
+	unsigned int mtu_gen;		/* metaroce_mtu_gen its segments were chosen at */
 
 	/* With an SRQ (srq.c): RMSN -> bound WQE, MR_STREAM_WIN slots */
 	struct metaroce_srq *srq;
@@ -448,6 +449,8 @@ static inline bool metaroce_qp_connected(const struct metaroce_qp *qp)
 
 /* main.c */
 void metaroce_dealloc_driver(struct ib_device *ibdev);
+/* Bumped when any netdev's MTU changes: QPs choose their segments again. */
+extern atomic_t metaroce_mtu_gen;
 
 /* device.c */
 extern const struct ib_device_ops metaroce_dev_ops;
@@ -522,6 +525,7 @@ int metaroce_ah_lookup(struct metaroce_dev *mdev, u32 ah_num,
 
 /* qp.c */
 extern unsigned int metaroce_default_paths;
+void metaroce_qp_follow_mtu(struct metaroce_qp *qp);
 int metaroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		       struct ib_udata *udata);
 int metaroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

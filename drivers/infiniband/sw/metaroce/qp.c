@@ -395,6 +395,32 @@ static u32 metaroce_qp_segment(u32 mtu, u32 payload)
 	return max(mtu, min_t(u32, round_down(payload, MR_SEG_UNIT), MR_SEG_MAX));
 }
 
+/* The largest segment we take, told to the peer in our ACKs: what the netdev carries. */
+static u32 metaroce_qp_rx_segment(u32 payload)
+{
+	u32 seg = min_t(u32, round_down(payload, MR_SEG_UNIT), MR_SEG_MAX);
+
+	return seg >= MR_SEG_MIN ? seg : 0;
+}
+
+/*
+ * Some netdev's MTU changed since the segments were chosen: choose them again from the
+ * outgoing netdev's, for the messages started from now on (spec, "Segments"). Called
+ * by the transport, which owns the connection.
+ */
+void metaroce_qp_follow_mtu(struct metaroce_qp *qp)
+{
+	unsigned int gen = atomic_read(&metaroce_mtu_gen);
+	u32 payload;
+
+	if (likely(gen == qp->mtu_gen))
+		return;
+	qp->mtu_gen = gen;
+	payload = metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex);
+	mr_conn_set_seg(qp->conn, metaroce_qp_segment(qp->conn->cfg.mtu, payload),
+			metaroce_qp_rx_segment(payload));
+}
+
 /* INIT -> RTR: the receive side of the connection. */
 static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 {
@@ -404,6 +430,8 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	int ret;
 
 	mtu = ib_mtu_enum_to_int(qp->attr.path_mtu ? qp->attr.path_mtu : IB_MTU_1024);
+	/* Read before the MTU: a change after it makes the transport choose again. */
+	qp->mtu_gen = atomic_read(&metaroce_mtu_gen);
 	payload = metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex);
 	if (mtu > payload)
 		return -EINVAL;
@@ -417,6 +445,7 @@ static int metaroce_qp_to_rtr(struct metaroce_qp *qp)
 	cfg.rx_isn = qp->attr.rq_psn;
 	cfg.mtu = mtu;
 	cfg.seg = metaroce_qp_segment(mtu, payload);
+	cfg.rx_seg = metaroce_qp_rx_segment(payload);
 	cfg.n_paths = qp->n_paths;
 	cfg.peer_paths = MR_MAX_PATHS;
 	/* Both sides must have been created with the same M (spec). */

@@ -1691,6 +1691,7 @@ static bool metaroce_qp_run(struct metaroce_qp *qp)
 		metaroce_rxq_purge(qp);
 		return false;
 	}
+	metaroce_qp_follow_mtu(qp);
 
 	/*
 	 * ACKs first, then newly posted WQEs: an ACK judges a stalled sender (spec)

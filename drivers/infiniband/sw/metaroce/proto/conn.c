@@ -44,8 +44,8 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	    !cfg->peer_paths || cfg->peer_paths > MR_MAX_PATHS ||
 	    !cfg->n_streams || cfg->n_streams > MR_MAX_STREAMS ||
 	    cfg->mtu < 256 || cfg->mtu > MR_MAX_PAYLOAD ||
-	    (cfg->seg && cfg->seg != cfg->mtu &&
-	     (cfg->seg < MR_SEG_MIN || cfg->seg > MR_SEG_MAX || cfg->seg % MR_SEG_UNIT)) ||
+	    (cfg->seg && cfg->seg != cfg->mtu && !mr_seg_valid(cfg->seg)) ||
+	    (cfg->rx_seg && !mr_seg_valid(cfg->rx_seg)) ||
 	    cfg->retry_cnt > 7 || cfg->rnr_retry > 7 || (cfg->peer_qpn & ~MR_QPN_MASK))
 		return -EINVAL;
 
@@ -66,6 +66,15 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	c->tx_resp_only = cfg->tx_deferred;
 	for (i = 0; i < cfg->n_streams; i++)
 		mr_stream_init(&c->rs[i].st, 0);
+	return 0;
+}
+
+int mr_conn_set_seg(struct mr_conn *c, u16 seg, u16 rx_seg)
+{
+	if ((seg != c->cfg.mtu && !mr_seg_valid(seg)) || (rx_seg && !mr_seg_valid(rx_seg)))
+		return -EINVAL;
+	c->cfg.seg = seg;
+	c->cfg.rx_seg = rx_seg;
 	return 0;
 }
 
@@ -102,6 +111,13 @@ static void mr_conn_fail(struct mr_conn *c, enum mr_wc_status status)
 	c->fail_status = status;
 }
 
+/* A message with payload: its segment and packet count, from what it would start with now. */
+static void mr_msg_segment(const struct mr_conn *c, struct mr_sendmsg *m)
+{
+	m->seg = mr_conn_tx_seg(c);
+	m->pkts = mr_seg_pkts(m->wr.len, m->seg);
+}
+
 int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 {
 	struct mr_sendmsg *m;
@@ -133,7 +149,7 @@ int mr_conn_post(struct mr_conn *c, const struct mr_send_wr *wr)
 	if (mr_op_is_request(wr->opcode))
 		m->pkts = 1;	/* the request; the response is the peer's to send */
 	else
-		m->pkts = mr_conn_pkts(c, wr->len);
+		mr_msg_segment(c, m);
 	c->sq_head++;
 	return 0;
 }
@@ -189,7 +205,7 @@ static u32 mr_conn_queue_resp(struct mr_conn *c, u8 stream, u32 msn, const struc
 		m->wr.len = req->len;
 		m->wr.va = req->va;
 		m->wr.rkey = req->rkey;
-		m->pkts = mr_conn_pkts(c, req->len);
+		mr_msg_segment(c, m);
 	} else {
 		m->wr.opcode = MR_OP_ATOMIC_RESP;
 		m->wr.len = 8;
@@ -216,8 +232,8 @@ static void mr_conn_hdr(const struct mr_conn *c, const struct mr_sendmsg *m, u32
 	memset(h, 0, sizeof(*h));
 	h->opcode = m->wr.opcode;
 	/* The path MTU goes without saying; any other segment is stated. */
-	if (c->cfg.seg != c->cfg.mtu)
-		h->seg = c->cfg.seg / MR_SEG_UNIT;
+	if (m->seg && m->seg != c->cfg.mtu)
+		h->seg = m->seg / MR_SEG_UNIT;
 	h->dqpn = c->cfg.peer_qpn;
 	h->ctok = c->cfg.peer_ctok;
 	h->psn = psn;
@@ -345,8 +361,11 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 	u32 psn;
 	u8 path;
 
+	/* The first packet fixes the segment: the peer's ACKs may have changed it since. */
+	if (!moff && mr_op_has_payload(m->wr.opcode))
+		mr_msg_segment(c, m);
 	/* Requests and atomic responses are one packet, empty (their data is in headers). */
-	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, c->cfg.seg, m->wr.len - moff) : 0;
+	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, m->seg, m->wr.len - moff) : 0;
 	path = mr_paths_pick(&c->paths, now);
 	psn = mr_txwin_send(&c->tx, now, path, m->wr.stream, m->msn, len);
 	p = &c->tx.pkt[psn % MR_SACK_BITS];
@@ -429,7 +448,7 @@ static bool mr_conn_stalled(const struct mr_conn *c)
 		const struct mr_sendmsg *m = &c->sq[i % MR_SENDQ_DEPTH];
 		u32 left = m->wr.len - m->next_off;
 
-		unsent += mr_op_has_payload(m->wr.opcode) ? mr_conn_pkts(c, left) : 1;
+		unsent += mr_op_has_payload(m->wr.opcode) ? mr_seg_pkts(left, m->seg) : 1;
 		if (unsent > room)
 			return false;
 	}
@@ -686,6 +705,8 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 
 		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE);
 	}
+	/* Messages started from now on use what the peer takes now. */
+	c->peer_rx_seg = ack->rx_seg;
 	if (res.spurious_rto)
 		mr_cc_undo_rto(&c->cc);
 	if (res.probe_found_loss) {
@@ -1270,6 +1291,7 @@ void mr_conn_build_ack(struct mr_conn *c, u64 now, struct mr_pkt *ack)
 	ack->ack.echo_psn = c->echo_psn;
 	ack->ack.echo_path = c->echo_path;
 	ack->ack.echo_flags = c->echo_flags;
+	ack->ack.rx_seg = c->cfg.rx_seg;
 	ack->ack.ack_delay = min_t(u64, delay_us, 0xffff);
 	ack->ack.ce_cnt = c->ce_cnt;
 	ack->ack.rx_cnt = c->rx_cnt;

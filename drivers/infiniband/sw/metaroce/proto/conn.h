@@ -79,7 +79,8 @@ struct mr_conn_cfg {
 	u32	tx_isn;		/* our first PSN */
 	u32	rx_isn;		/* the peer's first PSN */
 	u16	mtu;		/* path MTU: packets whose seg is 0 carry this much */
-	u16	seg;		/* payload bytes per packet we send; 0 = mtu (spec, "Segments") */
+	u16	seg;		/* largest segment we send; 0 = mtu (spec, "Segments") */
+	u16	rx_seg;		/* largest segment we take, told in our ACKs; 0 = mtu */
 	u8	n_paths;	/* our paths (N) */
 	u8	peer_paths;	/* the peer's N: path ids we accept */
 	u8	n_streams;	/* M, both directions */
@@ -142,6 +143,7 @@ struct mr_sendmsg {
 	u32	pkts_acked;
 	u32	resp_got;	/* READ: response bytes placed */
 	u8	resp_seg;	/* READ: the response's seg, once resp_got is not 0 */
+	u16	seg;		/* payload bytes per packet, fixed by the first one sent */
 	u32	req_psn;	/* READ, atomic: PSN of the request (ours, or the peer's) */
 	u64	orig;		/* ATOMIC_RESP: the value before the operation */
 	bool	all_sent;
@@ -296,6 +298,7 @@ struct mr_conn {
 	u32	echo_psn;
 	u8	echo_path;
 	u8	echo_flags;
+	u16	peer_rx_seg;	/* the largest segment the peer's ACKs say it takes; 0 = mtu */
 	u64	echo_arrival_ns;
 	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */
 	u32	share_epoch;	/* our marker in cfg.share */
@@ -321,6 +324,11 @@ struct mr_conn {
 /* Bytes to allocate for a connection with n_streams streams. */
 size_t mr_conn_size(u8 n_streams);
 int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg);
+/*
+ * The link's MTU changed: the largest segment we send (the MTU or a valid segment) and
+ * take (0 or a valid segment), for messages started from now on. -EINVAL otherwise.
+ */
+int mr_conn_set_seg(struct mr_conn *c, u16 seg, u16 rx_seg);
 
 /*
  * Verbs connection setup (Documentation/infiniband/metaroce.rst, "Setup through verbs
@@ -361,10 +369,10 @@ static inline u32 mr_seg_pkts(u32 len, u32 seg)
 	return len ? (len - 1) / seg + 1 : 1;
 }
 
-/* Packets a message of ours of @len bytes takes. */
-static inline u32 mr_conn_pkts(const struct mr_conn *c, u32 len)
+/* The segment of a message we start now: ours, if the peer takes it; at least the MTU. */
+static inline u32 mr_conn_tx_seg(const struct mr_conn *c)
 {
-	return mr_seg_pkts(len, c->cfg.seg);
+	return min_t(u32, c->cfg.seg, max_t(u32, c->peer_rx_seg, c->cfg.mtu));
 }
 
 /* The segment size of a received data packet's message. */

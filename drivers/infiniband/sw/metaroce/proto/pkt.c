@@ -127,12 +127,15 @@ static enum mr_perr mr_decode_ack(const u8 *b, struct mr_pkt_ack *ack)
 	ack->ce_cnt = mr_get_be16(e + 12);
 	ack->rx_cnt = mr_get_be16(e + 14);
 	ack->rate_hint = mr_get_be32(e + 16);
+	ack->rx_seg = mr_get_be16(e + 20);
 	for (i = 0; i < MR_SACK_WORDS; i++)
 		ack->sack[i] = mr_get_be64(e + 24 + 8 * i);
 
-	if (mr_get_be32(e + 20))
+	if (mr_get_be16(e + 22))
 		return MR_PERR_RSVD;
 	if (ack->echo_path >= MR_MAX_PATHS || (ack->echo_flags & ~MR_ECHO_KNOWN))
+		return MR_PERR_ACK;
+	if (ack->rx_seg && !mr_seg_valid(ack->rx_seg))
 		return MR_PERR_ACK;
 	/* Bit 0 is cack itself, which by definition has not arrived. */
 	if (ack->sack[0] & 1)
@@ -353,7 +356,8 @@ static void mr_encode_ext(const struct mr_pkt *pkt, u8 *b)
 		mr_put_be16(pkt->ack.ce_cnt, e + 12);
 		mr_put_be16(pkt->ack.rx_cnt, e + 14);
 		mr_put_be32(pkt->ack.rate_hint, e + 16);
-		mr_put_be32(0, e + 20);
+		mr_put_be16(pkt->ack.rx_seg, e + 20);
+		mr_put_be16(0, e + 22);
 		for (i = 0; i < MR_SACK_WORDS; i++)
 			mr_put_be64(pkt->ack.sack[i], e + 24 + 8 * i);
 		break;

@@ -67,6 +67,7 @@ struct mr_pkt_ack {
 	u16	ce_cnt;
 	u16	rx_cnt;
 	u32	rate_hint;
+	u16	rx_seg;
 	u64	sack[MR_SACK_WORDS];
 };
 
