@@ -382,25 +382,25 @@ static u8 metaroce_qp_max_rd_atomic(const struct metaroce_qp *qp)
 		       1, METAROCE_MAX_RD_ATOMIC);
 }
 
-/*
- * The payload of our packets (spec, "Segments"): a path MTU that is the largest IB MTU
- * the outgoing netdev allows means "what the link carries", so the segment grows to
- * the netdev's payload in 16-byte steps (1376 bytes instead of 1024 on a 1500-byte
- * link); a smaller path MTU was asked for and is kept.
- */
-static u32 metaroce_qp_segment(u32 mtu, u32 payload)
-{
-	if (ib_mtu_int_to_enum(payload) != ib_mtu_int_to_enum(mtu))
-		return mtu;
-	return max(mtu, min_t(u32, round_down(payload, MR_SEG_UNIT), MR_SEG_MAX));
-}
-
-/* The largest segment we take, told to the peer in our ACKs: what the netdev carries. */
+/* The largest segment the netdev carries, told to the peer in our ACKs; 0 if none. */
 static u32 metaroce_qp_rx_segment(u32 payload)
 {
 	u32 seg = min_t(u32, round_down(payload, MR_SEG_UNIT), MR_SEG_MAX);
 
 	return seg >= MR_SEG_MIN ? seg : 0;
+}
+
+/*
+ * The payload of our packets (spec, "Segments"): a path MTU that is the largest IB MTU
+ * the outgoing netdev allows means "what the link carries", so the segment grows to
+ * the netdev's (1376 bytes instead of 1024 on a 1500-byte link); a smaller path MTU
+ * was asked for and is kept.
+ */
+static u32 metaroce_qp_segment(u32 mtu, u32 payload)
+{
+	if (ib_mtu_int_to_enum(payload) != ib_mtu_int_to_enum(mtu))
+		return mtu;
+	return max(mtu, metaroce_qp_rx_segment(payload));
 }
 
 /*

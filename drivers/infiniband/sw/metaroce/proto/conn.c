@@ -36,6 +36,12 @@ static void mr_conn_path_change(void *arg, u8 path, bool up)
 	mr_conn_event(arg, up ? MR_EV_PATH_UP : MR_EV_PATH_DOWN, 0, path, 0);
 }
 
+/* Segments a side may choose: seg the MTU or a valid segment, rx_seg 0 or one; 0 = mtu. */
+static bool mr_segs_ok(u16 mtu, u16 seg, u16 rx_seg)
+{
+	return (!seg || seg == mtu || mr_seg_valid(seg)) && (!rx_seg || mr_seg_valid(rx_seg));
+}
+
 int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 {
 	unsigned int i;
@@ -44,8 +50,7 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 	    !cfg->peer_paths || cfg->peer_paths > MR_MAX_PATHS ||
 	    !cfg->n_streams || cfg->n_streams > MR_MAX_STREAMS ||
 	    cfg->mtu < 256 || cfg->mtu > MR_MAX_PAYLOAD ||
-	    (cfg->seg && cfg->seg != cfg->mtu && !mr_seg_valid(cfg->seg)) ||
-	    (cfg->rx_seg && !mr_seg_valid(cfg->rx_seg)) ||
+	    !mr_segs_ok(cfg->mtu, cfg->seg, cfg->rx_seg) ||
 	    cfg->retry_cnt > 7 || cfg->rnr_retry > 7 || (cfg->peer_qpn & ~MR_QPN_MASK))
 		return -EINVAL;
 
@@ -71,7 +76,7 @@ int mr_conn_init(struct mr_conn *c, const struct mr_conn_cfg *cfg)
 
 int mr_conn_set_seg(struct mr_conn *c, u16 seg, u16 rx_seg)
 {
-	if ((seg != c->cfg.mtu && !mr_seg_valid(seg)) || (rx_seg && !mr_seg_valid(rx_seg)))
+	if (!seg || !mr_segs_ok(c->cfg.mtu, seg, rx_seg))
 		return -EINVAL;
 	c->cfg.seg = seg;
 	c->cfg.rx_seg = rx_seg;
