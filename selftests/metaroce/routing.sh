@@ -30,6 +30,8 @@
 #    probes find c's writes lost there, and their answers retire those paths at c, whose
 #    ACKs then keep off them too; few round trips need a probe (before, every path kept
 #    its share for good, and c's ACKs went on all of them: about half the round trips did).
+#  - path MTU discovery: with the links behind the spines narrower than c's and d's, the
+#    spines' ICMP answers shrink c's segments (IPv4 and IPv6); no stream fails.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -43,7 +45,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 10
+ktap_plan 12
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -424,5 +426,40 @@ pingpong_one_way_dead() {
 }
 ktap_check "ECMP: a ping-pong retires the paths through a spine dead one way" \
 	pingpong_one_way_dead
+
+# spine_mtu MTU: the links between the spines and rd carry MTU bytes.
+spine_mtu() {
+	on r3 ip link set eth1 mtu "$1" && on r4 ip link set eth1 mtu "$1" &&
+		on rd ip link set eth1 mtu "$1" && on rd ip link set eth2 mtu "$1"
+}
+
+# narrow_spines ADDR_C ADDR_D: the links behind the spines carry 1400 bytes, c's and d's
+# netdevs 1500. The spines drop c's 1376-byte segments (DF) and answer with ICMP, which
+# c's stack keeps with its route to d: the messages under way finish in IP fragments,
+# later ones use 1280-byte segments (spec, "Segments"), 52 packets a 64 KiB message, in
+# a second connection from the start. Without the answers taken every such packet is
+# lost, and the first stream fails.
+narrow_spines() {
+	local frag sent rc=0
+	spine_mtu 1400 || rc=1
+	frag=$(counter mrc dp_tx_fragmented)
+	stream_start c d "$1" "$2" 10.2.7.2 -s 65536 -n 400 || rc=1
+	stream_wait || rc=1
+	frag=$(($(counter mrc dp_tx_fragmented) - frag))
+	sent=$(counter mrc tx_packets)
+	stream_start c d "$1" "$2" 10.2.7.2 -s 65536 -n 200 || rc=1
+	stream_wait || rc=1
+	sent=$(($(counter mrc tx_packets) - sent))
+	echo "# $frag packets in fragments; then $sent packets for 200 messages;" \
+		"c's route: $(ip -n c route get "$2" | tr -s ' \n' ' ')" >&2
+	spine_mtu 1500 || rc=1
+	ip -n c route flush cache && ip -n c -6 route flush cache || rc=1
+	[ "$rc" -eq 0 ] && [ "$frag" -gt 0 ] && [ "$sent" -ge $((200 * 52)) ] &&
+		[ "$sent" -le $((200 * 53)) ]
+}
+ktap_check "IPv4: a router's smaller MTU (ICMP) shrinks the segments; the stream completes" \
+	narrow_spines 10.2.1.1 10.2.6.2
+ktap_check "IPv6: a router's smaller MTU (ICMPv6) shrinks the segments; the stream completes" \
+	narrow_spines fd02:1::1 fd02:6::2
 
 ktap_finish

@@ -38,6 +38,7 @@ struct metaroce_dp_route {
 	struct dst_entry *dst;
 	struct in6_addr saddr;	/* the source address chosen with it */
 	u32 cookie;		/* IPv6: what dst_check() compares */
+	unsigned int mtu;	/* the route's MTU at the last segment; 0: none yet */
 };
 
 static inline void metaroce_dp_route_release(struct metaroce_dp_route *route)
@@ -88,24 +89,20 @@ struct metaroce_datapath_ops {
 	void (*close)(struct metaroce_datapath *dp);
 
 	/*
-	 * Largest segment (MetaRoCE headers and payload) that fits in one
-	 * packet now: the netdev MTU minus the outer IP and UDP headers. It
-	 * changes with the netdev MTU; the transport reads it per connection
-	 * when it sizes segments.
-	 */
-	unsigned int (*max_segment)(struct metaroce_datapath *dp);
-
-	/*
 	 * Send one segment: @skb holds it from skb->data, with at least
 	 * metaroce_dp_headroom() bytes of headroom for the outer headers.
 	 * The datapath consumes @skb in every case. Returns 0 if the packet
 	 * was handed to the network (not a delivery guarantee), or a
 	 * negative errno if it was dropped here: -ENETUNREACH (no route),
 	 * -ENOBUFS (queue full; the transport treats it as a loss and backs
-	 * off). A segment larger than max_segment (the MTU was lowered under
-	 * a message) is sent in IP fragments.
+	 * off). A segment larger than its route's MTU (the netdev's was
+	 * lowered, or a router reported a smaller one, under a message) is
+	 * sent in IP fragments.
 	 * @dest->route may keep the route for the next segment of the same
-	 * destination and path; the caller serialises sends through it.
+	 * destination and path; the caller serialises sends through it. When
+	 * the MTU of a kept route changes, or a new one is below its
+	 * netdev's, the datapath records it there and calls
+	 * metaroce_dp_mtu_changed().
 	 * Context: process or softirq; never hard irq.
 	 */
 	int (*xmit)(struct metaroce_datapath *dp, struct sk_buff *skb,
@@ -132,5 +129,12 @@ static inline unsigned int metaroce_dp_headroom(void)
  */
 void metaroce_dp_rcv(struct metaroce_dev *mdev, struct sk_buff *skb,
 		     const struct metaroce_dp_rx_info *info);
+
+/*
+ * Implemented by the transport: the MTU of a route kept in a
+ * metaroce_dp_route changed (path MTU discovery); the transport sizes the
+ * segments of later messages again. Any context.
+ */
+void metaroce_dp_mtu_changed(struct metaroce_dev *mdev);
 
 #endif /* METAROCE_DATAPATH_H */

@@ -212,6 +212,20 @@ drop:
 	return 0;
 }
 
+/*
+ * encap_err_lookup of both sockets: an ICMP error about a packet we sent
+ * (the stack found this socket by the packet's destination port, the same at
+ * both ends) is ours. The stack then keeps a reported MTU ("fragmentation
+ * needed", "packet too big") with the route (path MTU discovery, spec
+ * "Segments"), where the transmit path finds it. 6.12 keeps it for any UDP
+ * packet; 6.1's IPv6 only for a socket that claims the error. Nothing else
+ * in the error is read.
+ */
+static int metaroce_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return 0;
+}
+
 static struct socket *metaroce_udp_sock_create(struct net *net, __be16 port,
 					       bool ipv6,
 					       struct metaroce_udp_sock *us)
@@ -220,6 +234,7 @@ static struct socket *metaroce_udp_sock_create(struct net *net, __be16 port,
 		.sk_user_data = us,
 		.encap_type = 1,
 		.encap_rcv = metaroce_udp_encap_rcv,
+		.encap_err_lookup = metaroce_udp_err_lookup,
 	};
 	struct udp_port_cfg cfg = {
 		.local_udp_port = port,
@@ -364,13 +379,33 @@ static void metaroce_udp_close(struct metaroce_datapath *dp)
 	kfree(udp);
 }
 
-/* The outer headers of the larger family, so that one value serves both. */
-static unsigned int metaroce_udp_max_segment(struct metaroce_datapath *dp)
+/*
+ * Whether @skb with @outer bytes of IP and UDP headers fits the MTU of
+ * @dst, its route. A segment larger than that (chosen before the netdev's
+ * MTU was lowered, or before a router reported a smaller one, for a message
+ * already under way: spec "Segments") leaves in IP fragments instead of
+ * being dropped, so that the message completes. A kept route records its
+ * MTU, and a change tells the transport, which sizes later messages by it;
+ * a new route below its netdev's MTU (one learnt before) tells it too.
+ */
+static bool metaroce_udp_fits(struct metaroce_udp_dp *udp, struct sk_buff *skb,
+			      const struct metaroce_dp_dest *dest,
+			      struct dst_entry *dst, unsigned int outer)
 {
-	unsigned int mtu = READ_ONCE(dp->mdev->ndev->mtu);
-	unsigned int outer = sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct metaroce_dp_route *route = dest->route;
+	unsigned int mtu = dst_mtu(dst);
 
-	return mtu > outer ? mtu - outer : 0;
+	if (route && unlikely(route->mtu != mtu)) {
+		bool known = route->mtu;
+
+		WRITE_ONCE(route->mtu, mtu);
+		if (known || mtu < READ_ONCE(dst->dev->mtu))
+			metaroce_dp_mtu_changed(udp->dp.mdev);
+	}
+	if (likely(skb->len + outer <= mtu))
+		return true;
+	metaroce_count(&udp->dp.mdev->counters, METAROCE_CNT_DP_TX_FRAGMENTED);
+	return false;
 }
 
 /*
@@ -575,11 +610,14 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 		.fl4_dport = udp->us->port,
 	};
 	struct rtable *rt;
+	__be16 df;
 	u8 ttl;
 
 	rt = metaroce_udp_route4(udp, dest, &fl4);
 	if (IS_ERR(rt))
 		return -ENETUNREACH;
+	df = metaroce_udp_fits(udp, skb, dest, &rt->dst, sizeof(struct iphdr) +
+			       sizeof(struct udphdr)) ? htons(IP_DF) : 0;
 
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
 			 sizeof(struct iphdr) + sizeof(struct udphdr))) {
@@ -589,9 +627,8 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 
 	ttl = dest->hop_limit ?: ip4_dst_hoplimit(&rt->dst);
 	/* Takes the route reference. */
-	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos, ttl,
-			    skb->ignore_df ? 0 : htons(IP_DF), dest->sport,
-			    udp->us->port, false, false);
+	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos, ttl, df,
+			    dest->sport, udp->us->port, false, false);
 	return 0;
 }
 
@@ -618,6 +655,10 @@ static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	dst = metaroce_udp_route6(udp, dest, sk, &fl6);
 	if (IS_ERR(dst))
 		return -ENETUNREACH;
+	/* No DF in IPv6: only the source fragments, and only when let. */
+	if (!metaroce_udp_fits(udp, skb, dest, dst, sizeof(struct ipv6hdr) +
+			       sizeof(struct udphdr)))
+		skb->ignore_df = 1;
 
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) +
 			 sizeof(struct ipv6hdr) + sizeof(struct udphdr))) {
@@ -648,16 +689,6 @@ static int metaroce_udp_xmit(struct metaroce_datapath *dp, struct sk_buff *skb,
 
 	/* A fresh packet to the stack: no state of an earlier owner. */
 	skb_scrub_packet(skb, false);
-	/*
-	 * Larger than the netdev now carries: a segment chosen before its MTU
-	 * was lowered, of a message already under way (later ones get smaller
-	 * segments, spec "Segments"). IP fragments, not a drop, let that
-	 * message complete.
-	 */
-	if (len > metaroce_udp_max_segment(dp)) {
-		skb->ignore_df = 1;
-		metaroce_count(cnt, METAROCE_CNT_DP_TX_FRAGMENTED);
-	}
 	skb->protocol = ipv6_addr_v4mapped(&dest->daddr) ? htons(ETH_P_IP) :
 							  htons(ETH_P_IPV6);
 
@@ -684,6 +715,5 @@ const struct metaroce_datapath_ops metaroce_udp_dp_ops = {
 	.name = "udp",
 	.open = metaroce_udp_open,
 	.close = metaroce_udp_close,
-	.max_segment = metaroce_udp_max_segment,
 	.xmit = metaroce_udp_xmit,
 };

@@ -222,6 +222,12 @@ static void metaroce_unregister_devices(struct net *net)
 
 atomic_t metaroce_mtu_gen = ATOMIC_INIT(0);
 
+/* A route's MTU: the QPs size their segments again, as for a netdev's. */
+void metaroce_dp_mtu_changed(struct metaroce_dev *mdev)
+{
+	atomic_inc(&metaroce_mtu_gen);
+}
+
 static int metaroce_netdev_event(struct notifier_block *nb,
 				 unsigned long event, void *ptr)
 {

@@ -230,8 +230,10 @@ static void metaroce_qp_release_routes(struct metaroce_qp *qp)
 {
 	u8 i;
 
-	for (i = 0; qp->routes && i < qp->n_paths; i++)
+	for (i = 0; qp->routes && i < qp->n_paths; i++) {
 		metaroce_dp_route_release(&qp->routes[i]);
+		qp->routes[i].mtu = 0;
+	}
 }
 
 int metaroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
@@ -404,9 +406,28 @@ static u32 metaroce_qp_segment(u32 mtu, u32 payload)
 }
 
 /*
- * Some netdev's MTU changed since the segments were chosen: choose them again from the
- * outgoing netdev's, for the messages started from now on (spec, "Segments"). Called
- * by the transport, which owns the connection.
+ * The payload that @payload (the outgoing netdev's) leaves on the routes of the QP's
+ * paths: a router that reported a smaller MTU made the stack keep it with the route
+ * (spec, "Segments"). Routes not used yet say nothing.
+ */
+static u32 metaroce_qp_route_payload(const struct metaroce_qp *qp, u32 payload)
+{
+	unsigned int mtu;
+	u8 i;
+
+	for (i = 0; qp->routes && i < qp->n_paths; i++) {
+		mtu = READ_ONCE(qp->routes[i].mtu);
+		if (mtu && mtu < payload + METAROCE_NET_OVERHEAD)
+			payload = mtu > METAROCE_NET_OVERHEAD ? mtu - METAROCE_NET_OVERHEAD : 0;
+	}
+	return payload;
+}
+
+/*
+ * Some netdev's or route's MTU changed since the segments were chosen: choose them
+ * again, for the messages started from now on (spec, "Segments"): what we send from
+ * the smallest of the outgoing netdev's and our routes', what we take from the
+ * netdev's. Called by the transport, which owns the connection and its routes.
  */
 void metaroce_qp_follow_mtu(struct metaroce_qp *qp)
 {
@@ -417,7 +438,9 @@ void metaroce_qp_follow_mtu(struct metaroce_qp *qp)
 		return;
 	qp->mtu_gen = gen;
 	payload = metaroce_out_payload_mtu(qp->mdev, qp->dest.ifindex);
-	mr_conn_set_seg(qp->conn, metaroce_qp_segment(qp->conn->cfg.mtu, payload),
+	mr_conn_set_seg(qp->conn,
+			metaroce_qp_segment(qp->conn->cfg.mtu,
+					    metaroce_qp_route_payload(qp, payload)),
 			metaroce_qp_rx_segment(payload));
 }
 
