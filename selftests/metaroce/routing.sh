@@ -31,7 +31,8 @@
 #    ACKs then keep off them too; few round trips need a probe (before, every path kept
 #    its share for good, and c's ACKs went on all of them: about half the round trips did).
 #  - path MTU discovery: with the links behind the spines narrower than c's and d's, the
-#    spines' ICMP answers shrink c's segments (IPv4 and IPv6); no stream fails.
+#    spines' ICMP answers shrink c's segments (IPv4 and IPv6); no stream fails, not even
+#    behind a link narrower than the path MTU.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -45,7 +46,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 12
+ktap_plan 13
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -461,5 +462,24 @@ ktap_check "IPv4: a router's smaller MTU (ICMP) shrinks the segments; the stream
 	narrow_spines 10.2.1.1 10.2.6.2
 ktap_check "IPv6: a router's smaller MTU (ICMPv6) shrinks the segments; the stream completes" \
 	narrow_spines fd02:1::1 fd02:6::2
+
+# below_path_mtu: the links behind the spines carry 1100 bytes, less than a packet of the
+# path MTU (1024 bytes of payload, 1116 in IPv4), and segments never go below the path
+# MTU: every data packet of a 200-message stream leaves in IP fragments, and the stream
+# completes. IPv4 only: an IPv6 link carries at least 1280 bytes.
+below_path_mtu() {
+	local frag rc=0
+	spine_mtu 1100 || rc=1
+	frag=$(counter mrc dp_tx_fragmented)
+	stream_start c d 10.2.1.1 10.2.6.2 10.2.7.2 -s 65536 -n 200 || rc=1
+	stream_wait || rc=1
+	frag=$(($(counter mrc dp_tx_fragmented) - frag))
+	echo "# $frag packets in fragments for 200 messages of 64 packets" >&2
+	spine_mtu 1500 || rc=1
+	ip -n c route flush cache || rc=1
+	[ "$rc" -eq 0 ] && [ "$frag" -ge $((200 * 64)) ]
+}
+ktap_check "IPv4: behind a link narrower than the path MTU every packet leaves in fragments" \
+	below_path_mtu
 
 ktap_finish
