@@ -4,10 +4,10 @@
 # VM selftest: what an operator sees when one network path of a connection dies. Two nodes,
 # a MetaRoCE device on each; node a's egress drops every UDP datagram whose source port is a
 # multiple of 8, so exactly one of a connection's 8 consecutive path ports is dead from a to
-# b. Checked: debugfs shows the path retired in an ib_write_bw QP's per-path state;
-# metaroce_rc_test.ko's operations and a stream of sends complete across it; the device counters
-# (rdma statistic) count the losses, their retransmissions and the path change; the
-# metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
+# b. Checked: debugfs shows the path retired in an ib_write_bw QP's per-path state, and the
+# QP's segments; metaroce_rc_test.ko's operations and a stream of sends complete across it;
+# the device counters (rdma statistic) count the losses, their retransmissions and the path
+# change; the metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
 # the module parameter paths was 2: its QPs have two paths, and a stream makes fast
 # retransmissions of at most 1% of its packets (all of them spurious); metaroce_qp_run
 # traces the runs of its transport, which together sent what the device counted, and drop
@@ -215,7 +215,7 @@ naks_counted() {
 	[ "$tx" -gt 0 ] && [ "$rx" -gt 0 ] && [ "$rx" -le "$tx" ]
 }
 
-ktap_plan 16
+ktap_plan 17
 # In this shell, not in ktap_check's subshell: cleanup must know the nodes it made.
 setup
 rc=$?
@@ -231,6 +231,11 @@ ktap_check "one path of eight dropped by tc on a's egress" kill_one_path
 bw_start
 ktap_check "debugfs shows an ib_write_bw QP with a retired path" \
 	wait_for 120 grep -E 'path [0-9]+: retired' "$QPS"
+# The links carry 1500 bytes: 1376-byte segments over perftest's path MTU of 1024, once
+# the peer's ACKs said it takes them; the paths' routes at the link's MTU.
+ktap_check "debugfs shows the QP's segments (1376 bytes) and its routes' MTU" \
+	wait_for 30 sh -c "grep -q 'seg: path_mtu 1024 tx 1376 own 1376 rx 1376 peer_rx 1376' \
+		$QPS && grep -qE 'path [0-9]+: .* route_mtu 1500$' $QPS"
 bw_stop
 # UC loses what the dead path carries until the path is retired: uc_lossy.
 stream 1500 uc_lossy=1

@@ -42,8 +42,9 @@ static const char *const qp_state_names[] = {
 	[IB_QPS_ERR] = "ERR",
 };
 
-static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
+static void qp_conn_show(struct seq_file *s, const struct metaroce_qp *qp)
 {
+	const struct mr_conn *c = qp->conn;
 	unsigned int i;
 
 	seq_printf(s, "  tx: una %u nxt %u in_flight %u lost %u retries %u backoff %u\n",
@@ -74,14 +75,20 @@ static void qp_conn_show(struct seq_file *s, const struct mr_conn *c)
 	seq_printf(s, "  uc: %u bad_type %llu msgs_lost %llu holes %llu discarded %llu skip %u\n",
 		   c->cfg.uc, c->stats.rx_bad_type, c->stats.uc_msgs_lost, c->stats.uc_holes,
 		   c->stats.uc_discarded, c->uc_skip);
+	/* Segments (spec): what the next message gets, what we and the peer take. */
+	seq_printf(s, "  seg: path_mtu %u tx %u own %u rx %u peer_rx %u\n",
+		   c->cfg.mtu, mr_conn_tx_seg(c), c->cfg.seg, c->cfg.rx_seg, c->peer_rx_seg);
 	for (i = 0; i < c->paths.n; i++) {
 		const struct mr_path *p = &c->paths.p[i];
 
+		/* The MTU of the route the datapath keeps for the path; 0: none yet. */
+		unsigned int mtu = qp->routes && i < qp->n_paths ? qp->routes[i].mtu : 0;
+
 		seq_printf(s,
-			   "  path %u: %s weight %u srtt_ns %llu ce_frac %u losses %llu sent %u retx %llu probe_ival_us %llu\n",
+			   "  path %u: %s weight %u srtt_ns %llu ce_frac %u losses %llu sent %u retx %llu probe_ival_us %llu route_mtu %u\n",
 			   i, p->up ? "up" : p->probing ? "retired (probing)" : "retired",
 			   p->weight, p->rtt.srtt, p->ce_frac, p->losses, c->tx.path_seq[i],
-			   p->stat_retx, div_u64(p->probe_ival_ns, NSEC_PER_USEC));
+			   p->stat_retx, div_u64(p->probe_ival_ns, NSEC_PER_USEC), mtu);
 	}
 }
 
@@ -109,7 +116,7 @@ static int qps_show(struct seq_file *s, void *unused)
 			seq_printf(s, "rq %u/%u\n", qp->rq_done,
 				   READ_ONCE(qp->rq.ring->prod));
 		if (qp->conn)
-			qp_conn_show(s, qp->conn);
+			qp_conn_show(s, qp);
 		metaroce_qp_resume(qp);
 		mutex_unlock(&qp->mutex);
 	}
