@@ -31,8 +31,9 @@
 #    ACKs then keep off them too; few round trips need a probe (before, every path kept
 #    its share for good, and c's ACKs went on all of them: about half the round trips did).
 #  - path MTU discovery: with the links behind the spines narrower than c's and d's, the
-#    spines' ICMP answers shrink c's segments (IPv4 and IPv6); no stream fails, not even
-#    behind a link narrower than the path MTU.
+#    spines' ICMP answers shrink c's segments (IPv4 and IPv6), those of a QP under way too,
+#    and they grow back when c forgets the MTU; no stream fails, not even behind a link
+#    narrower than the path MTU.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -46,7 +47,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 13
+ktap_plan 14
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -463,6 +464,28 @@ ktap_check "IPv4: a router's smaller MTU (ICMP) shrinks the segments; the stream
 ktap_check "IPv6: a router's smaller MTU (ICMPv6) shrinks the segments; the stream completes" \
 	narrow_spines fd02:1::1 fd02:6::2
 
+# shrink_and_grow: one paced stream from c to d (IPv4). Behind 1400-byte links its QP's
+# segments shrink to 1280 bytes (debugfs: its own largest, and the next message's); the
+# links are put back to 1500 bytes and c forgets the MTU it learnt ("ip route flush
+# cache", as the stack does after ten minutes): the same QP's segments grow back to 1376.
+shrink_and_grow() {
+	local qps=/sys/kernel/debug/metaroce/mrc/qps rc=0
+	spine_mtu 1400 || return
+	if stream_start c d 10.2.1.1 10.2.6.2 10.2.7.2 "${PACED[@]}"; then
+		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1280 own 1280 ' "$qps" || rc=1
+		since_start "the segments shrank (or the wait ended)"
+		spine_mtu 1500 && ip -n c route flush cache || rc=1
+		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1376 own 1376 ' "$qps" || rc=1
+		since_start "the segments grew back (or the wait ended)"
+	else
+		rc=1
+	fi
+	stream_wait || rc=1
+	spine_mtu 1500
+	return "$rc"
+}
+ktap_check "IPv4: one QP's segments shrink with its route's MTU, and grow back with it" \
+	shrink_and_grow
 # below_path_mtu: the links behind the spines carry 1100 bytes, less than a packet of the
 # path MTU (1024 bytes of payload, 1116 in IPv4), and segments never go below the path
 # MTU: every data packet of a 200-message stream leaves in IP fragments, and the stream
