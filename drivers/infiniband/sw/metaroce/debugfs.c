@@ -80,7 +80,6 @@ static void qp_conn_show(struct seq_file *s, const struct metaroce_qp *qp)
 		   c->cfg.mtu, mr_conn_tx_seg(c), c->cfg.seg, c->cfg.rx_seg, c->peer_rx_seg);
 	for (i = 0; i < c->paths.n; i++) {
 		const struct mr_path *p = &c->paths.p[i];
-
 		/* The MTU of the route the datapath keeps for the path; 0: none yet. */
 		unsigned int mtu = qp->routes && i < qp->n_paths ? qp->routes[i].mtu : 0;
 
