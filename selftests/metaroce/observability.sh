@@ -7,8 +7,8 @@
 # b. Checked: debugfs shows the path retired in an ib_write_bw QP's per-path state, and the
 # QP's segments; metaroce_rc_test.ko's operations and a stream of sends complete across it;
 # the device counters (rdma statistic) count the losses, their retransmissions and the path
-# change; the metaroce tracepoints report them. Then, on a clean link, with mr_a created again while
-# the module parameter paths was 2: its QPs have two paths, and a stream makes fast
+# change; the metaroce tracepoints report them. Then, on a clean link, with mr_a created
+# again while the module parameter paths was 2: its QPs have two paths, and a stream makes fast
 # retransmissions of at most 1% of its packets (all of them spurious); metaroce_qp_run
 # traces the runs of its transport, which together sent what the device counted, and drop
 # monitors (skb:kfree_skb) see none of the packets it used. Last, the test module

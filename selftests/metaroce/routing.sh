@@ -439,8 +439,8 @@ spine_mtu() {
 # netdevs 1500. The spines drop c's 1376-byte segments (DF) and answer with ICMP, which
 # c's stack keeps with its route to d: the messages under way finish in IP fragments,
 # later ones use 1280-byte segments (spec, "Segments"), 52 packets a 64 KiB message, in
-# a second connection from the start. Without the answers taken every such packet is
-# lost, and the first stream fails.
+# a second connection from the start. Before the datapath followed its routes' MTU every
+# such packet was lost, and the first stream failed.
 narrow_spines() {
 	local frag sent rc=0
 	spine_mtu 1400 || rc=1
@@ -486,6 +486,7 @@ shrink_and_grow() {
 }
 ktap_check "IPv4: one QP's segments shrink with its route's MTU, and grow back with it" \
 	shrink_and_grow
+
 # below_path_mtu: the links behind the spines carry 1100 bytes, less than a packet of the
 # path MTU (1024 bytes of payload, 1116 in IPv4), and segments never go below the path
 # MTU: every data packet of a 200-message stream leaves in IP fragments, and the stream
