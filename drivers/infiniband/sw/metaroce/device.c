@@ -25,12 +25,16 @@ static_assert(MR_HDR_SEND <= MR_HDR_WRITE && MR_HDR_READ_RESP <= MR_HDR_WRITE &&
 /* Headers alone (an ACK is the largest) fit wherever 256 bytes of payload do. */
 static_assert(MR_HDR_MAX + MR_ICRC_LEN <= METAROCE_HDR_BUDGET + 256);
 
-/* Payload bytes one segment can carry on @ndev; 0 if the MTU is too small. */
+/* Payload bytes one segment can carry in a packet of @mtu; 0 if it is too small. */
+unsigned int metaroce_mtu_payload(unsigned int mtu)
+{
+	return mtu > METAROCE_NET_OVERHEAD ? mtu - METAROCE_NET_OVERHEAD : 0;
+}
+
+/* The same on @ndev. */
 unsigned int metaroce_payload_mtu(const struct net_device *ndev)
 {
-	unsigned int mtu = READ_ONCE(ndev->mtu);
-
-	return mtu > METAROCE_NET_OVERHEAD ? mtu - METAROCE_NET_OVERHEAD : 0;
+	return metaroce_mtu_payload(READ_ONCE(ndev->mtu));
 }
 
 /*

@@ -456,6 +456,7 @@ extern atomic_t metaroce_mtu_gen;
 extern const struct ib_device_ops metaroce_dev_ops;
 struct metaroce_dev *metaroce_dev_create(struct net_device *ndev);
 void metaroce_port_update(struct metaroce_dev *mdev);
+unsigned int metaroce_mtu_payload(unsigned int mtu);
 unsigned int metaroce_payload_mtu(const struct net_device *ndev);
 unsigned int metaroce_out_payload_mtu(struct metaroce_dev *mdev, int ifindex);
 

@@ -417,8 +417,8 @@ static u32 metaroce_qp_route_payload(const struct metaroce_qp *qp, u32 payload)
 
 	for (i = 0; qp->routes && i < qp->n_paths; i++) {
 		mtu = READ_ONCE(qp->routes[i].mtu);
-		if (mtu && mtu < payload + METAROCE_NET_OVERHEAD)
-			payload = mtu > METAROCE_NET_OVERHEAD ? mtu - METAROCE_NET_OVERHEAD : 0;
+		if (mtu)
+			payload = min(payload, metaroce_mtu_payload(mtu));
 	}
 	return payload;
 }
