@@ -47,7 +47,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 14
+ktap_plan 15
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -464,17 +464,18 @@ ktap_check "IPv4: a router's smaller MTU (ICMP) shrinks the segments; the stream
 ktap_check "IPv6: a router's smaller MTU (ICMPv6) shrinks the segments; the stream completes" \
 	narrow_spines fd02:1::1 fd02:6::2
 
-# shrink_and_grow: one paced stream from c to d (IPv4). Behind 1400-byte links its QP's
-# segments shrink to 1280 bytes (debugfs: its own largest, and the next message's); the
-# links are put back to 1500 bytes and c forgets the MTU it learnt ("ip route flush
-# cache", as the stack does after ten minutes): the same QP's segments grow back to 1376.
+# shrink_and_grow ADDR_C ADDR_D FAMILY: one paced stream from c to d. Behind 1400-byte
+# links its QP's segments shrink to 1280 bytes (debugfs: its own largest, and the next
+# message's); the links are put back to 1500 bytes and c forgets the MTU it learnt ("ip
+# route flush cache", as the stack does once the learnt MTU expires, ten minutes): the
+# same QP's segments grow back to 1376.
 shrink_and_grow() {
 	local qps=/sys/kernel/debug/metaroce/mrc/qps rc=0
 	spine_mtu 1400 || return
-	if stream_start c d 10.2.1.1 10.2.6.2 10.2.7.2 "${PACED[@]}"; then
+	if stream_start c d "$1" "$2" 10.2.7.2 "${PACED[@]}"; then
 		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1280 own 1280 ' "$qps" || rc=1
 		since_start "the segments shrank (or the wait ended)"
-		spine_mtu 1500 && ip -n c route flush cache || rc=1
+		spine_mtu 1500 && ip -n c "$3" route flush cache || rc=1
 		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1376 own 1376 ' "$qps" || rc=1
 		since_start "the segments grew back (or the wait ended)"
 	else
@@ -485,7 +486,9 @@ shrink_and_grow() {
 	return "$rc"
 }
 ktap_check "IPv4: one QP's segments shrink with its route's MTU, and grow back with it" \
-	shrink_and_grow
+	shrink_and_grow 10.2.1.1 10.2.6.2 -4
+ktap_check "IPv6: one QP's segments shrink with its route's MTU, and grow back with it" \
+	shrink_and_grow fd02:1::1 fd02:6::2 -6
 
 # below_path_mtu: the links behind the spines carry 1100 bytes, less than a packet of the
 # path MTU (1024 bytes of payload, 1116 in IPv4), and segments never go below the path
