@@ -33,7 +33,7 @@
 #  - path MTU discovery: with the links behind the spines narrower than c's and d's, the
 #    spines' ICMP answers shrink c's segments (IPv4 and IPv6), those of a QP under way too,
 #    and they grow back when c forgets the MTU; no stream fails, not even behind a link
-#    narrower than the path MTU.
+#    narrower than the path MTU, nor (IPv4) when c never hears the ICMP answers.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -47,7 +47,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 15
+ktap_plan 16
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -508,5 +508,31 @@ below_path_mtu() {
 }
 ktap_check "IPv4: behind a link narrower than the path MTU every packet leaves in fragments" \
 	below_path_mtu
+
+# icmp_black_hole: the links behind the spines carry 1400 bytes and c never hears the
+# spines' ICMP answers (dropped on its way in). c's 1376-byte segments vanish: after three
+# timeouts in a row c's QP takes path-MTU segments for later messages and lets the
+# routers fragment the packets of those under way (spec, "Segments"), and the stream
+# completes. IPv4 only: IPv6 routers never fragment, and IPv6 needs its ICMPv6 (RFC 8201).
+icmp_black_hole() {
+	local bh rc=0
+	on c tc qdisc add dev eth0 clsact &&
+		on c tc filter add dev eth0 ingress protocol ip prio 1 u32 \
+			match ip protocol 1 0xff match u8 3 0xff at 20 match u8 4 0xff at 21 \
+			action drop || rc=1
+	spine_mtu 1400 || rc=1
+	bh=$(counter mrc pmtu_blackholes)
+	stream_start c d 10.2.1.1 10.2.6.2 10.2.7.2 -s 65536 -n 200 || rc=1
+	stream_wait || rc=1
+	bh=$(($(counter mrc pmtu_blackholes) - bh))
+	echo "# $bh connections found the black hole; c's route:" \
+		"$(ip -n c route get 10.2.6.2 | tr -s ' \n' ' ')" >&2
+	spine_mtu 1500 || rc=1
+	on c tc qdisc del dev eth0 clsact || rc=1
+	ip -n c route flush cache || rc=1
+	[ "$rc" -eq 0 ] && [ "$bh" -ge 1 ]
+}
+ktap_check "IPv4: behind a link narrower than the segments that drops ICMP, the stream completes" \
+	icmp_black_hole
 
 ktap_finish

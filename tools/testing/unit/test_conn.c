@@ -86,6 +86,14 @@ struct world {
 	u32	drops, sent_pkts;
 	u32	max_paylen[2];		/* the largest payload each side sent */
 	u32	drop_b_data;		/* drop the next this many data packets B sends */
+	/*
+	 * An ICMP black hole: A's data packets above this payload vanish, unless A
+	 * let them be fragmented (its verdict, as the kernel's IPv4 datapath does).
+	 */
+	u32	a_blackhole_above;
+	u32	blackhole_drops;
+	bool	a_drop_psn_set;		/* every transmission of A's packet a_drop_psn is lost */
+	u32	a_drop_psn;
 	/* B closes once it has delivered everything, as ibv_rc_pingpong's client does */
 	bool	b_close_when_done;
 	bool	b_keeps_linger;		/* ... and keeps its receive direction's record */
@@ -115,6 +123,7 @@ struct evlog {
 	u32	loss[MR_LOSS_PROBE + 1];
 	u32	retx[MR_LOSS_RTO + 1];
 	u32	probes;
+	u32	blackholes;	/* MR_EV_PMTU_BLACKHOLE */
 	u32	down, up;
 	int	first_down;
 	u32	bad;		/* events with out-of-range fields */
@@ -151,6 +160,9 @@ static void on_event(void *arg, const struct mr_event *ev)
 		break;
 	case MR_EV_PATH_UP:
 		l->up++;
+		break;
+	case MR_EV_PMTU_BLACKHOLE:
+		l->blackholes++;
 		break;
 	default:
 		l->bad++;
@@ -300,6 +312,16 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	}
 	if (to == 0 && (p->acks_dead || (w->drop_b_acks && !w->b_closed)) &&
 	    h->opcode == MR_OP_ACK) {
+		w->drops++;
+		return;
+	}
+	if (to == 1 && w->a_blackhole_above && mr_op_is_data(h->opcode) &&
+	    h->paylen > w->a_blackhole_above && !w->c[0]->pmtu_blackhole) {
+		w->blackhole_drops++;
+		w->drops++;
+		return;
+	}
+	if (to == 1 && w->a_drop_psn_set && mr_op_is_data(h->opcode) && h->psn == w->a_drop_psn) {
 		w->drops++;
 		return;
 	}
@@ -1051,6 +1073,8 @@ static void segments_mix(u16 rx_seg_b, u32 want_a)
 	assert_int_equal(w.errors, 0);
 	assert_int_equal(w.max_paylen[0], want_a);
 	assert_int_equal(w.max_paylen[1], 1024);
+	/* loss that lets most large packets through is no black hole */
+	assert_int_equal(evlog[0].blackholes, 0);
 	assert_int_equal(w.delivered, 400 - w.nread);
 	assert_true(w.nread > 80 && w.natomic > 20);
 	/* READ data is checked at completion (host_complete()), SEND data at delivery */
@@ -1066,6 +1090,106 @@ static void test_segments_above_the_path_mtu(void **state)
 {
 	(void)state;
 	segments_mix(1376, 1376);
+}
+
+/*
+ * A path that drops A's packets above the path MTU without a word (spec, "Segments"):
+ * after two timeouts in a row A sends later messages in path-MTU segments and lets those
+ * under way be fragmented; everything completes. The same traffic under random loss
+ * (segments_mix) never makes the verdict.
+ */
+static void test_segments_into_a_black_hole(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	conn_mtu = 1024;
+	conn_seg[0] = 1376;
+	conn_rx_seg[0] = 1376;
+	conn_rx_seg[1] = 1376;
+	world_init_mix(&w, 23, 2, 4, 300, 20, 40, 0);
+	w.a_blackhole_above = 1024;
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 1000;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.blackhole_drops > 0);
+	assert_int_equal(evlog[0].blackholes, 1);
+	assert_true(w.c[0]->pmtu_blackhole);
+	assert_int_equal(mr_conn_tx_seg(w.c[0]), 1024);
+	assert_int_equal(evlog[1].blackholes, 0);
+	world_free(&w);
+}
+
+/*
+ * Heavy random loss (60% on each of four paths) times out again and again: a verdict on
+ * two timeouts in a row would be taken here; three are rarer by far.
+ */
+static void test_heavy_loss_is_no_black_hole(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	conn_mtu = 1024;
+	conn_seg[0] = 1376;
+	conn_rx_seg[0] = 1376;
+	conn_rx_seg[1] = 1376;
+	world_init_mix(&w, 29, 2, 4, 200, 0, 50, 0);
+	for (i = 0; i < 4; i++)
+		w.path[i].loss_ppm = 600000;
+	run(&w, 10000 * 1000 * US);
+	assert_int_equal(w.completed, 200);
+	assert_int_equal(w.errors, 0);
+	assert_true(w.c[0]->tx.stat_rto >= 3);
+	assert_int_equal(evlog[0].blackholes, 0);
+	assert_int_equal(mr_conn_tx_seg(w.c[0]), 1376);
+	world_free(&w);
+}
+
+/*
+ * One packet lost at every transmission times out until the connection fails, but the
+ * large packets after it are acknowledged: no black hole.
+ */
+static void test_one_lost_packet_is_no_black_hole(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	conn_mtu = 1024;
+	conn_seg[0] = 1376;
+	conn_rx_seg[0] = 1376;
+	conn_rx_seg[1] = 1376;
+	world_init_mix(&w, 31, 1, 4, 100, 0, 100, 0);
+	w.a_drop_psn_set = true;
+	w.a_drop_psn = 0xfffffc00 + 300;
+	run(&w, 10000 * 1000 * US);
+	assert_true(w.errors > 0);
+	assert_int_equal(w.first_err, MR_WC_RETRY_EXC);
+	assert_true(w.c[0]->tx.stat_rto >= 3);
+	assert_true(w.max_paylen[0] > 1024);
+	assert_int_equal(evlog[0].blackholes, 0);
+	world_free(&w);
+}
+
+/* A new MTU (mr_conn_set_seg) is news of the path: the verdict is dropped. */
+static void test_black_hole_verdict_ends_with_a_new_mtu(void **state)
+{
+	struct mr_conn *c;
+
+	(void)state;
+	conn_mtu = 1024;
+	conn_seg[0] = 1376;
+	c = conn_new(1, 2, 1, 2, 100, 200);
+	c->pmtu_blackhole = true;
+	assert_int_equal(mr_conn_tx_seg(c), 1024);
+	assert_int_equal(mr_conn_set_seg(c, 1376, 1376), 0);
+	assert_true(c->pmtu_blackhole);
+	assert_int_equal(mr_conn_set_seg(c, 1280, 1376), 0);
+	assert_false(c->pmtu_blackhole);
+	free(c);
 }
 
 /* B's link carries less than A's (1400 bytes against 1500): A keeps to what B takes. */
@@ -2411,6 +2535,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rate_hint_paces_sender),
 	cmocka_unit_test(test_send_write_read_mix),
 	cmocka_unit_test_teardown(test_segments_above_the_path_mtu, conn_defaults),
+	cmocka_unit_test_teardown(test_segments_into_a_black_hole, conn_defaults),
+	cmocka_unit_test_teardown(test_black_hole_verdict_ends_with_a_new_mtu, conn_defaults),
+	cmocka_unit_test_teardown(test_heavy_loss_is_no_black_hole, conn_defaults),
+	cmocka_unit_test_teardown(test_one_lost_packet_is_no_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_segments_to_a_smaller_link, conn_defaults),
 	cmocka_unit_test_teardown(test_segments_to_a_peer_that_takes_the_mtu, conn_defaults),
 	cmocka_unit_test(test_atomics_exactly_once_under_loss),

@@ -55,6 +55,7 @@ static const struct rdma_stat_desc metaroce_counter_descs[] = {
 	[METAROCE_CNT_NAK_TX].name = "nak_tx",
 	[METAROCE_CNT_NAK_RX].name = "nak_rx",
 	[METAROCE_CNT_DP_TX_FRAGMENTED].name = "dp_tx_fragmented",
+	[METAROCE_CNT_PMTU_BLACKHOLES].name = "pmtu_blackholes",
 };
 
 static_assert(ARRAY_SIZE(metaroce_counter_descs) == METAROCE_CNT_MAX);

@@ -67,6 +67,7 @@ enum metaroce_counter {
 	METAROCE_CNT_NAK_TX,		/* NAKs that end the connection, sent */
 	METAROCE_CNT_NAK_RX,		/* and received (RNR NAKs: rnr_nak_*) */
 	METAROCE_CNT_DP_TX_FRAGMENTED,	/* above the MTU now: sent in IP fragments */
+	METAROCE_CNT_PMTU_BLACKHOLES,	/* connections that found an ICMP black hole */
 	METAROCE_CNT_MAX
 };
 

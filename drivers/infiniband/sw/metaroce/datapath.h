@@ -60,6 +60,11 @@ struct metaroce_dp_dest {
 	__be32 flow_label;	/* IPv6 only; 0 lets the stack choose */
 	int ifindex;		/* the source address's netdev; 0: the device's */
 	struct metaroce_dp_route *route;	/* NULL: look the route up */
+	/*
+	 * Routers may fragment it (IPv4: DF clear): the connection found that
+	 * larger packets vanish without an ICMP answer (spec, "Segments").
+	 */
+	bool frag_ok;
 };
 
 /* What the datapath tells the transport about a received segment. */

@@ -617,7 +617,7 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	if (IS_ERR(rt))
 		return -ENETUNREACH;
 	df = metaroce_udp_fits(udp, skb, dest, &rt->dst, sizeof(struct iphdr) +
-			       sizeof(struct udphdr)) ? htons(IP_DF) : 0;
+			       sizeof(struct udphdr)) && !dest->frag_ok ? htons(IP_DF) : 0;
 
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
 			 sizeof(struct iphdr) + sizeof(struct udphdr))) {

@@ -76,8 +76,9 @@ static void qp_conn_show(struct seq_file *s, const struct metaroce_qp *qp)
 		   c->cfg.uc, c->stats.rx_bad_type, c->stats.uc_msgs_lost, c->stats.uc_holes,
 		   c->stats.uc_discarded, c->uc_skip);
 	/* Segments (spec): what the next message gets, what we and the peer take. */
-	seq_printf(s, "  seg: path_mtu %u tx %u own %u rx %u peer_rx %u\n",
-		   c->cfg.mtu, mr_conn_tx_seg(c), c->cfg.seg, c->cfg.rx_seg, c->peer_rx_seg);
+	seq_printf(s, "  seg: path_mtu %u tx %u own %u rx %u peer_rx %u blackhole %u\n",
+		   c->cfg.mtu, mr_conn_tx_seg(c), c->cfg.seg, c->cfg.rx_seg, c->peer_rx_seg,
+		   c->pmtu_blackhole);
 	for (i = 0; i < c->paths.n; i++) {
 		const struct mr_path *p = &c->paths.p[i];
 		/* The MTU of the route the datapath keeps for the path; 0: none yet. */

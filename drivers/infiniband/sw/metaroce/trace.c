@@ -42,5 +42,8 @@ void metaroce_conn_event(void *arg, const struct mr_event *ev)
 		metaroce_count(cnt, METAROCE_CNT_PATH_CHANGES);
 		trace_metaroce_path_change(&qp->ibqp, ev->path, ev->type == MR_EV_PATH_UP);
 		break;
+	case MR_EV_PMTU_BLACKHOLE:
+		metaroce_count(cnt, METAROCE_CNT_PMTU_BLACKHOLES);
+		break;
 	}
 }

@@ -851,6 +851,7 @@ static int metaroce_xmit(struct metaroce_qp *qp, const struct mr_tx_pkt *tp)
 	mr_pkt_icrc_put(p, skb->len - MR_ICRC_LEN);
 
 	dest = qp->dest;
+	dest.frag_ok = qp->conn && qp->conn->pmtu_blackhole;
 	metaroce_dp_send(qp, skb, &dest, h);
 	return ret;
 }

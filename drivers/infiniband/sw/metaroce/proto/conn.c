@@ -78,6 +78,9 @@ int mr_conn_set_seg(struct mr_conn *c, u16 seg, u16 rx_seg)
 {
 	if (!seg || !mr_segs_ok(c->cfg.mtu, seg, rx_seg))
 		return -EINVAL;
+	/* Another MTU is news of the path: larger segments may pass it now. */
+	if (seg != c->cfg.seg)
+		c->pmtu_blackhole = false;
 	c->cfg.seg = seg;
 	c->cfg.rx_seg = rx_seg;
 	return 0;
@@ -665,6 +668,35 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
 	mr_paths_on_acked(&c->paths, p->path, p->sent_ns);
+	if (p->len > c->cfg.mtu && p->sent_ns > c->big_acked_ns)
+		c->big_acked_ns = p->sent_ns;
+}
+
+/*
+ * After an RTO (spec, "Segments"): a third timeout in a row, with packets above the
+ * path MTU among those it resends and none such acknowledged that was sent since the
+ * connection last made progress, says that the path drops them without a word (an
+ * ICMP black hole, RFC 4821): random loss would have let some through, and seldom
+ * times out three times running. Later messages take path-MTU segments, and the host
+ * sends the packets of those under way so that a router may fragment them (IPv4).
+ */
+static void mr_conn_check_blackhole(struct mr_conn *c)
+{
+	u32 i, n = c->tx.nxt - c->tx.una;
+
+	if (c->pmtu_blackhole || c->cfg.uc || c->tx.backoff < 3 ||
+	    c->big_acked_ns >= c->tx.progress_ns)
+		return;
+	for (i = 0; i < n; i++) {
+		u32 psn = c->tx.una + i;
+		const struct mr_txpkt *p = &c->tx.pkt[psn % MR_SACK_BITS];
+
+		if (p->state == MR_TXP_LOST && p->len > c->cfg.mtu) {
+			c->pmtu_blackhole = true;
+			mr_conn_event(c, MR_EV_PMTU_BLACKHOLE, 0, p->path, psn);
+			return;
+		}
+	}
 }
 
 static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
@@ -1381,6 +1413,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		c->probe_psn = psn;
 		break;
 	case MR_TMR_RTO:
+		mr_conn_check_blackhole(c);
 		mr_cc_on_rto(&c->cc, c->tx.retries == 1);
 		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
 		if (!c->cfg.uc)

@@ -59,6 +59,7 @@ enum mr_event_type {
 	MR_EV_RETX,		/* psn, path: the new path; cause: mr_loss_cause, MR_RETX_PROBE */
 	MR_EV_PATH_DOWN,	/* path: taken out of service */
 	MR_EV_PATH_UP,		/* path: back in service */
+	MR_EV_PMTU_BLACKHOLE,	/* psn: the packet the verdict was made on */
 };
 
 #define MR_RETX_PROBE	0xff	/* MR_EV_RETX cause of a tail-loss probe */
@@ -299,6 +300,9 @@ struct mr_conn {
 	u8	echo_path;
 	u8	echo_flags;
 	u16	peer_rx_seg;	/* the largest segment the peer's ACKs say it takes; 0 = mtu */
+	/* Packets above the path MTU vanish without ICMP (spec, "Segments") */
+	bool	pmtu_blackhole;
+	u64	big_acked_ns;	/* last send of a packet above the path MTU acknowledged */
 	u64	echo_arrival_ns;
 	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */
 	u32	share_epoch;	/* our marker in cfg.share */
@@ -372,6 +376,8 @@ static inline u32 mr_seg_pkts(u32 len, u32 seg)
 /* The segment of a message we start now: ours, if the peer takes it; at least the MTU. */
 static inline u32 mr_conn_tx_seg(const struct mr_conn *c)
 {
+	if (c->pmtu_blackhole)
+		return c->cfg.mtu;
 	return min_t(u32, c->cfg.seg, max_t(u32, c->peer_rx_seg, c->cfg.mtu));
 }
 
