@@ -1093,25 +1093,36 @@ static void test_segments_above_the_path_mtu(void **state)
 }
 
 /*
- * A path that drops A's packets above the path MTU without a word (spec, "Segments"):
- * after two timeouts in a row A sends later messages in path-MTU segments and lets those
- * under way be fragmented; everything completes. The same traffic under random loss
- * (segments_mix) never makes the verdict.
+ * Two streams over four paths with loss_ppm on each; A sends 1376-byte segments over a
+ * path MTU of 1024, and B takes them.
  */
-static void test_segments_into_a_black_hole(void **state)
+static void big_segments_world(struct world *w, u64 seed, u32 nmsg, u32 reads_pct,
+			       u32 writes_pct, u32 loss_ppm)
 {
-	static struct world w;
 	u32 i;
 
-	(void)state;
 	conn_mtu = 1024;
 	conn_seg[0] = 1376;
 	conn_rx_seg[0] = 1376;
 	conn_rx_seg[1] = 1376;
-	world_init_mix(&w, 23, 2, 4, 300, 20, 40, 0);
-	w.a_blackhole_above = 1024;
+	world_init_mix(w, seed, 2, 4, nmsg, reads_pct, writes_pct, 0);
 	for (i = 0; i < 4; i++)
-		w.path[i].loss_ppm = 1000;
+		w->path[i].loss_ppm = loss_ppm;
+}
+
+/*
+ * A path that drops A's packets above the path MTU without a word (spec, "Segments"):
+ * after three timeouts in a row A sends later messages in path-MTU segments and lets
+ * those under way be fragmented; everything completes. The same traffic under random
+ * loss (segments_mix) never makes the verdict.
+ */
+static void test_segments_into_a_black_hole(void **state)
+{
+	static struct world w;
+
+	(void)state;
+	big_segments_world(&w, 23, 300, 20, 40, 1000);
+	w.a_blackhole_above = 1024;
 	run(&w, 1000 * 1000 * US);
 	assert_int_equal(w.completed, 300);
 	assert_int_equal(w.errors, 0);
@@ -1130,16 +1141,9 @@ static void test_segments_into_a_black_hole(void **state)
 static void test_heavy_loss_is_no_black_hole(void **state)
 {
 	static struct world w;
-	u32 i;
 
 	(void)state;
-	conn_mtu = 1024;
-	conn_seg[0] = 1376;
-	conn_rx_seg[0] = 1376;
-	conn_rx_seg[1] = 1376;
-	world_init_mix(&w, 29, 2, 4, 200, 0, 50, 0);
-	for (i = 0; i < 4; i++)
-		w.path[i].loss_ppm = 600000;
+	big_segments_world(&w, 29, 200, 0, 50, 600000);
 	run(&w, 10000 * 1000 * US);
 	assert_int_equal(w.completed, 200);
 	assert_int_equal(w.errors, 0);
@@ -1158,11 +1162,7 @@ static void test_one_lost_packet_is_no_black_hole(void **state)
 	static struct world w;
 
 	(void)state;
-	conn_mtu = 1024;
-	conn_seg[0] = 1376;
-	conn_rx_seg[0] = 1376;
-	conn_rx_seg[1] = 1376;
-	world_init_mix(&w, 31, 1, 4, 100, 0, 100, 0);
+	big_segments_world(&w, 31, 100, 0, 100, 0);
 	w.a_drop_psn_set = true;
 	w.a_drop_psn = 0xfffffc00 + 300;
 	run(&w, 10000 * 1000 * US);
