@@ -682,14 +682,14 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
  */
 static void mr_conn_check_blackhole(struct mr_conn *c)
 {
-	u32 i, n = c->tx.nxt - c->tx.una;
+	u32 i, n = mr_txwin_outstanding(&c->tx);
 
 	if (c->pmtu_blackhole || c->cfg.uc || c->tx.backoff < 3 ||
 	    c->big_acked_ns >= c->tx.progress_ns)
 		return;
 	for (i = 0; i < n; i++) {
 		u32 psn = c->tx.una + i;
-		const struct mr_txpkt *p = &c->tx.pkt[psn % MR_SACK_BITS];
+		const struct mr_txpkt *p = mr_txwin_pkt(&c->tx, psn);
 
 		if (p->state == MR_TXP_LOST && p->len > c->cfg.mtu) {
 			c->pmtu_blackhole = true;
