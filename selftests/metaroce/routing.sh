@@ -33,7 +33,7 @@
 #  - path MTU discovery: with the links behind the spines narrower than c's and d's, the
 #    spines' ICMP answers shrink c's segments (IPv4 and IPv6), those of a QP under way too,
 #    and they grow back when c forgets the MTU; no stream fails, not even behind a link
-#    narrower than the path MTU, nor (IPv4) when c never hears the ICMP answers.
+#    narrower than the path MTU, nor when c never hears the ICMP answers.
 #
 # Run as root inside the test VM:
 #   tools/testing/vm/run -- selftests/metaroce/routing.sh
@@ -47,7 +47,7 @@ use_build_provider
 PATHS=16	# paths per connection: all on one router of two has odds 2^-15
 
 ktap_header
-ktap_plan 16
+ktap_plan 17
 
 # switch_add NODE: a namespace with a bridge, br0.
 switch_add() {
@@ -490,10 +490,49 @@ ktap_check "IPv4: one QP's segments shrink with its route's MTU, and grow back w
 ktap_check "IPv6: one QP's segments shrink with its route's MTU, and grow back with it" \
 	shrink_and_grow fd02:1::1 fd02:6::2 -6
 
+# icmp_black_hole ADDR_C ADDR_D FAMILY: the links behind the spines carry 1400 bytes and c
+# never hears the spines' ICMP "fragmentation needed" or ICMPv6 "packet too big" (dropped on
+# its way in). c's 1376-byte segments vanish: after three timeouts in a row c's QP takes
+# path-MTU segments for later messages and lets the packets of those under way pass in
+# fragments (spec, "Segments"): over IPv4 the spines fragment them (DF clear), over IPv6,
+# whose routers never fragment, c sends them in fragments of 1280 bytes. The stream
+# completes.
+icmp_black_hole() {
+	local bh frag rc=0 match
+	if [ "$3" = -4 ]; then
+		match=(protocol ip prio 1 u32 match ip protocol 1 0xff
+		       match u8 3 0xff at 20 match u8 4 0xff at 21)
+	else
+		match=(protocol ipv6 prio 1 u32 match ip6 protocol 58 0xff
+		       match u8 2 0xff at 40)
+	fi
+	on c tc qdisc add dev eth0 clsact &&
+		on c tc filter add dev eth0 ingress "${match[@]}" action drop || rc=1
+	spine_mtu 1400 || rc=1
+	bh=$(counter mrc pmtu_blackholes)
+	frag=$(counter mrc dp_tx_fragmented)
+	stream_start c d "$1" "$2" 10.2.7.2 -s 65536 -n 200 || rc=1
+	stream_wait || rc=1
+	bh=$(($(counter mrc pmtu_blackholes) - bh))
+	frag=$(($(counter mrc dp_tx_fragmented) - frag))
+	echo "# $bh connections found the black hole, $frag packets sent in fragments;" \
+		"c's route: $(ip -n c route get "$2" | tr -s ' \n' ' ')" >&2
+	spine_mtu 1500 || rc=1
+	on c tc qdisc del dev eth0 clsact || rc=1
+	ip -n c "$3" route flush cache || rc=1
+	# IPv4's fragments are the spines', which c does not count.
+	[ "$rc" -eq 0 ] && [ "$bh" -ge 1 ] && { [ "$3" = -4 ] || [ "$frag" -gt 0 ]; }
+}
+ktap_check "IPv4: behind a link narrower than the segments that drops ICMP, the stream completes" \
+	icmp_black_hole 10.2.1.1 10.2.6.2 -4
+ktap_check "IPv6: behind a link narrower than the segments that drops ICMPv6, the stream completes" \
+	icmp_black_hole fd02:1::1 fd02:6::2 -6
+
 # below_path_mtu: the links behind the spines carry 1100 bytes, less than a packet of the
 # path MTU (1024 bytes of payload, 1116 in IPv4), and segments never go below the path
 # MTU: every data packet of a 200-message stream leaves in IP fragments, and the stream
-# completes. IPv4 only: an IPv6 link carries at least 1280 bytes.
+# completes. IPv4 only: an IPv6 link carries at least 1280 bytes, and one set below that
+# loses its IPv6 addresses for good (the kernel takes IPv6 off it), so this point runs last.
 below_path_mtu() {
 	local frag rc=0
 	spine_mtu 1100 || rc=1
@@ -508,31 +547,5 @@ below_path_mtu() {
 }
 ktap_check "IPv4: behind a link narrower than the path MTU every packet leaves in fragments" \
 	below_path_mtu
-
-# icmp_black_hole: the links behind the spines carry 1400 bytes and c never hears the
-# spines' ICMP answers (dropped on its way in). c's 1376-byte segments vanish: after three
-# timeouts in a row c's QP takes path-MTU segments for later messages and lets the
-# routers fragment the packets of those under way (spec, "Segments"), and the stream
-# completes. IPv4 only: IPv6 routers never fragment, and IPv6 needs its ICMPv6 (RFC 8201).
-icmp_black_hole() {
-	local bh rc=0
-	on c tc qdisc add dev eth0 clsact &&
-		on c tc filter add dev eth0 ingress protocol ip prio 1 u32 \
-			match ip protocol 1 0xff match u8 3 0xff at 20 match u8 4 0xff at 21 \
-			action drop || rc=1
-	spine_mtu 1400 || rc=1
-	bh=$(counter mrc pmtu_blackholes)
-	stream_start c d 10.2.1.1 10.2.6.2 10.2.7.2 -s 65536 -n 200 || rc=1
-	stream_wait || rc=1
-	bh=$(($(counter mrc pmtu_blackholes) - bh))
-	echo "# $bh connections found the black hole; c's route:" \
-		"$(ip -n c route get 10.2.6.2 | tr -s ' \n' ' ')" >&2
-	spine_mtu 1500 || rc=1
-	on c tc qdisc del dev eth0 clsact || rc=1
-	ip -n c route flush cache || rc=1
-	[ "$rc" -eq 0 ] && [ "$bh" -ge 1 ]
-}
-ktap_check "IPv4: behind a link narrower than the segments that drops ICMP, the stream completes" \
-	icmp_black_hole
 
 ktap_finish

@@ -25,6 +25,7 @@
 #include <net/addrconf.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_fib.h>
 #include <net/ipv6.h>
 #include <net/ipv6_stubs.h>
@@ -632,6 +633,53 @@ static int metaroce_udp_xmit4(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * A connection that found an ICMP black hole (dest->frag_ok) sends its IPv6
+ * packets in fragments of at most IPV6_MIN_MTU bytes, which every IPv6 link
+ * carries: IPv6 routers never fragment. The headers are built here because
+ * udp_tunnel6_xmit_skb() clears IP6CB(), where ip6_fragment() finds that
+ * limit.
+ */
+static void metaroce_udp_xmit6_fragments(struct metaroce_udp_dp *udp,
+					 struct sock *sk, struct sk_buff *skb,
+					 struct dst_entry *dst,
+					 const struct flowi6 *fl6, u8 tos,
+					 u8 ttl, __be32 label)
+{
+	struct ipv6hdr *ip6h;
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = fl6->fl6_sport;
+	uh->dest = fl6->fl6_dport;
+	uh->len = htons(skb->len);
+	skb_dst_set(skb, dst);
+	udp6_set_csum(false, skb, &fl6->saddr, &fl6->daddr, skb->len);
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, tos, label);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = ttl;
+	ip6h->saddr = fl6->saddr;
+	ip6h->daddr = fl6->daddr;
+
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	if (skb->len > IPV6_MIN_MTU) {
+		/* Counted already if it does not fit the route either. */
+		if (!skb->ignore_df)
+			metaroce_count(&udp->dp.mdev->counters,
+				       METAROCE_CNT_DP_TX_FRAGMENTED);
+		IP6CB(skb)->frag_max_size = IPV6_MIN_MTU;
+		skb->ignore_df = 1;
+	}
+	ip6_local_out(dev_net(dst->dev), sk, skb);
+}
+
 static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 			      const struct metaroce_dp_dest *dest)
 {
@@ -667,6 +715,12 @@ static int metaroce_udp_xmit6(struct metaroce_udp_dp *udp, struct sk_buff *skb,
 	}
 
 	ttl = dest->hop_limit ?: ip6_dst_hoplimit(dst);
+	if (dest->frag_ok) {
+		/* Takes the dst reference, as below. */
+		metaroce_udp_xmit6_fragments(udp, sk, skb, dst, &fl6, tos, ttl,
+					     dest->flow_label);
+		return 0;
+	}
 	/*
 	 * Takes the dst reference; always checksummed, as IPv6 requires. No
 	 * tunnel device: given one, the helper adds to its per-CPU tunnel
