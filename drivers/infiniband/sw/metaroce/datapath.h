@@ -61,8 +61,9 @@ struct metaroce_dp_dest {
 	int ifindex;		/* the source address's netdev; 0: the device's */
 	struct metaroce_dp_route *route;	/* NULL: look the route up */
 	/*
-	 * Routers may fragment it (IPv4: DF clear): the connection found that
-	 * larger packets vanish without an ICMP answer (spec, "Segments").
+	 * Let it pass in fragments (IPv4: DF clear, for routers; IPv6: the
+	 * sender's own, of IPV6_MIN_MTU): the connection found that larger
+	 * packets vanish without an ICMP answer (spec, "Segments").
 	 */
 	bool frag_ok;
 };
