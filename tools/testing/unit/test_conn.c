@@ -1174,6 +1174,66 @@ static void test_one_lost_packet_is_no_black_hole(void **state)
 	world_free(&w);
 }
 
+/*
+ * A black hole (as test_segments_into_a_black_hole) is found by 100 messages; 50 more
+ * start 599 s later, under the verdict; the rest start a further 2 s on, once it has
+ * lapsed (MR_BLACKHOLE_HOLD_NS), and A tries its larger segments again: with the hole
+ * still there it makes a second verdict, with it gone (@healed) it keeps them.
+ */
+static void black_hole_verdict_lapses(bool healed)
+{
+	static struct world w;
+	u32 drops;
+
+	big_segments_world(&w, 37, 300, 20, 40, 0);
+	w.a_blackhole_above = 1024;
+	w.nmsg = 100;
+	run(&w, 1000 * 1000 * US);
+	assert_int_equal(w.completed, 100);
+	assert_int_equal(evlog[0].blackholes, 1);
+
+	w.now += 599ULL * 1000 * 1000 * US;
+	w.nmsg = 150;
+	drops = w.blackhole_drops;
+	w.max_paylen[0] = 0;
+	run(&w, w.now + 1000 * 1000 * US);
+	assert_int_equal(w.completed, 150);
+	assert_int_equal(w.blackhole_drops, drops);
+	assert_int_equal(w.max_paylen[0], 1024);
+	assert_true(w.c[0]->pmtu_blackhole);
+
+	w.now += 2ULL * 1000 * 1000 * US;
+	w.nmsg = 300;
+	w.max_paylen[0] = 0;
+	if (healed)
+		w.a_blackhole_above = 0;
+	run(&w, w.now + 1000 * 1000 * US);
+	assert_int_equal(w.completed, 300);
+	assert_int_equal(w.errors, 0);
+	if (healed) {
+		assert_int_equal(evlog[0].blackholes, 1);
+		assert_false(w.c[0]->pmtu_blackhole);
+		assert_int_equal(w.max_paylen[0], 1376);
+	} else {
+		assert_int_equal(evlog[0].blackholes, 2);
+		assert_true(w.blackhole_drops > drops);
+		assert_true(w.c[0]->pmtu_blackhole);
+	}
+	world_free(&w);
+}
+
+static void test_black_hole_verdict_lapses_into_another(void **state)
+{
+	(void)state;
+	black_hole_verdict_lapses(false);
+}
+
+static void test_black_hole_verdict_lapses_once_healed(void **state)
+{
+	(void)state;
+	black_hole_verdict_lapses(true);
+}
+
 /* A new MTU (mr_conn_set_seg) is news of the path: the verdict is dropped. */
 static void test_black_hole_verdict_ends_with_a_new_mtu(void **state)
 {
@@ -2537,6 +2597,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_segments_above_the_path_mtu, conn_defaults),
 	cmocka_unit_test_teardown(test_segments_into_a_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_black_hole_verdict_ends_with_a_new_mtu, conn_defaults),
+	cmocka_unit_test_teardown(test_black_hole_verdict_lapses_into_another, conn_defaults),
+	cmocka_unit_test_teardown(test_black_hole_verdict_lapses_once_healed, conn_defaults),
 	cmocka_unit_test_teardown(test_heavy_loss_is_no_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_one_lost_packet_is_no_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_segments_to_a_smaller_link, conn_defaults),

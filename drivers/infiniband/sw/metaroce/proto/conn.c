@@ -369,9 +369,15 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 	u32 psn;
 	u8 path;
 
-	/* The first packet fixes the segment: the peer's ACKs may have changed it since. */
-	if (!moff && mr_op_has_payload(m->wr.opcode))
+	/*
+	 * The first packet fixes the segment: the peer's ACKs may have changed it
+	 * since, and a black-hole verdict may have lapsed: the path is tried again.
+	 */
+	if (!moff && mr_op_has_payload(m->wr.opcode)) {
+		if (c->pmtu_blackhole && now - c->blackhole_ns >= MR_BLACKHOLE_HOLD_NS)
+			c->pmtu_blackhole = false;
 		mr_msg_segment(c, m);
+	}
 	/* Requests and atomic responses are one packet, empty (their data is in headers). */
 	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, m->seg, m->wr.len - moff) : 0;
 	path = mr_paths_pick(&c->paths, now);
@@ -677,10 +683,11 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
  * path MTU among those it resends and none such acknowledged that was sent since the
  * connection last made progress, says that the path drops them without a word (an
  * ICMP black hole, RFC 4821): random loss would have let some through, and seldom
- * times out three times running. Later messages take path-MTU segments, and the host
- * sends the packets of those under way so that a router may fragment them (IPv4).
+ * times out three times running. Later messages take path-MTU segments, for at most
+ * MR_BLACKHOLE_HOLD_NS, and the host sends the packets of those under way in
+ * fragments (IPv4: a router's; IPv6: its own).
  */
-static void mr_conn_check_blackhole(struct mr_conn *c)
+static void mr_conn_check_blackhole(struct mr_conn *c, u64 now)
 {
 	u32 i, n = mr_txwin_outstanding(&c->tx);
 
@@ -693,6 +700,7 @@ static void mr_conn_check_blackhole(struct mr_conn *c)
 
 		if (p->state == MR_TXP_LOST && p->len > c->cfg.mtu) {
 			c->pmtu_blackhole = true;
+			c->blackhole_ns = now;
 			mr_conn_event(c, MR_EV_PMTU_BLACKHOLE, 0, p->path, psn);
 			return;
 		}
@@ -1413,7 +1421,7 @@ void mr_conn_timer(struct mr_conn *c, u64 now)
 		c->probe_psn = psn;
 		break;
 	case MR_TMR_RTO:
-		mr_conn_check_blackhole(c);
+		mr_conn_check_blackhole(c, now);
 		mr_cc_on_rto(&c->cc, c->tx.retries == 1);
 		mr_paths_on_rto(&c->paths, now, ev.rto_paths);
 		if (!c->cfg.uc)

@@ -302,6 +302,7 @@ struct mr_conn {
 	u16	peer_rx_seg;	/* the largest segment the peer's ACKs say it takes; 0 = mtu */
 	/* Packets above the path MTU vanish without ICMP (spec, "Segments") */
 	bool	pmtu_blackhole;
+	u64	blackhole_ns;	/* when the verdict was made */
 	u64	big_acked_ns;	/* last send of a packet above the path MTU acknowledged */
 	u64	echo_arrival_ns;
 	u32	rate_hint;	/* without cfg.share, set by the host: the peer's share, Mbit/s */

@@ -33,6 +33,8 @@
 #define MR_LINGER_NS		(2000 * MR_NSEC_PER_MSEC)
 /* UC receiver: a hole older than this is lost (its packet is never resent). */
 #define MR_UC_HOLE_NS		(8 * MR_NSEC_PER_MSEC)
+/* An ICMP black-hole verdict lasts as long as a learnt route MTU (spec, "Segments"). */
+#define MR_BLACKHOLE_HOLD_NS	(600000 * MR_NSEC_PER_MSEC)
 
 /* Congestion control; windows and fractions are fixed point with MR_FP_SHIFT bits */
 #define MR_FP_SHIFT		10
