@@ -49,6 +49,7 @@ typedef __s64 s64;
 #define BIT_ULL(n)	(1ULL << (n))
 #define U64_MAX		((u64)~0ULL)
 #define U32_MAX		((u32)~0U)
+#define U16_MAX		((u16)~0U)
 #define U8_MAX		((u8)~0U)
 
 #define min_t(t, a, b)	({ t __a = (a); t __b = (b); __a < __b ? __a : __b; })

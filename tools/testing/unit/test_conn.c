@@ -30,6 +30,7 @@ struct net_path {
 	u32	ce_ppm;
 	u64	dead_from;	/* drops everything from this time; 0 = never */
 	bool	acks_dead;	/* drops every ACK B sends on it (B's route only) */
+	u16	max_paylen;	/* drops data packets with more payload; 0 = none */
 };
 
 struct inflight {
@@ -312,6 +313,10 @@ static void net_send(struct world *w, u8 to, const struct mr_pkt *h, const u8 *p
 	}
 	if (to == 0 && (p->acks_dead || (w->drop_b_acks && !w->b_closed)) &&
 	    h->opcode == MR_OP_ACK) {
+		w->drops++;
+		return;
+	}
+	if (p->max_paylen && mr_op_is_data(h->opcode) && h->paylen > p->max_paylen) {
 		w->drops++;
 		return;
 	}
@@ -1232,6 +1237,40 @@ static void test_black_hole_verdict_lapses_once_healed(void **state)
 {
 	(void)state;
 	black_hole_verdict_lapses(true);
+}
+
+/*
+ * Two paths of four cross a link narrower than A's segments, without ICMP: they lose
+ * every full packet and carry the short last ones. A retires them and keeps them
+ * retired (a short probe answered proves nothing, spec "Path health"), makes no
+ * black-hole verdict (the other paths carry large packets), and everything completes.
+ * Four messages at a time over 100 us paths: a run long enough for probes.
+ */
+static void test_paths_narrower_than_the_segments_stay_retired(void **state)
+{
+	static struct world w;
+	u32 i;
+
+	(void)state;
+	big_segments_world(&w, 41, 600, 20, 40, 0);
+	for (i = 0; i < 4; i++)
+		w.path[i].delay_ns = 100 * US + i * 2 * US;
+	w.max_out = 4;
+	w.path[1].max_paylen = 1200;
+	w.path[2].max_paylen = 1200;
+	run(&w, 10000 * 1000 * US);
+	assert_int_equal(w.completed, 600);
+	assert_int_equal(w.errors, 0);
+	check_events(w.c[0], &evlog[0]);
+	assert_int_equal(evlog[0].blackholes, 0);
+	assert_false(w.c[0]->paths.p[1].up);
+	assert_false(w.c[0]->paths.p[2].up);
+	print_message("# retired %u, revived %u, %u drops, %llu RTOs in %llu us\n",
+		      evlog[0].down, evlog[0].up, w.drops,
+		      (unsigned long long)w.c[0]->tx.stat_rto, (unsigned long long)(w.now / US));
+	/* revived whenever a short last packet was the probe: 4 times, 35 drops */
+	assert_true(evlog[0].up <= 1);
+	world_free(&w);
 }
 
 /* A new MTU (mr_conn_set_seg) is news of the path: the verdict is dropped. */
@@ -2599,6 +2638,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test_teardown(test_black_hole_verdict_ends_with_a_new_mtu, conn_defaults),
 	cmocka_unit_test_teardown(test_black_hole_verdict_lapses_into_another, conn_defaults),
 	cmocka_unit_test_teardown(test_black_hole_verdict_lapses_once_healed, conn_defaults),
+	cmocka_unit_test_teardown(test_paths_narrower_than_the_segments_stay_retired,
+				  conn_defaults),
 	cmocka_unit_test_teardown(test_heavy_loss_is_no_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_one_lost_packet_is_no_black_hole, conn_defaults),
 	cmocka_unit_test_teardown(test_segments_to_a_smaller_link, conn_defaults),

@@ -83,10 +83,10 @@ static void test_ecn_moves_load(void **state)
 	mr_paths_init(&ps, 4);
 	/* path 2 keeps echoing CE, the others do not */
 	for (i = 0; i < 40; i++) {
-		mr_paths_on_echo(&ps, 0, 10 * US, false);
-		mr_paths_on_echo(&ps, 1, 10 * US, false);
-		mr_paths_on_echo(&ps, 2, 10 * US, true);
-		mr_paths_on_echo(&ps, 3, 10 * US, false);
+		mr_paths_on_echo(&ps, 0, 10 * US, false, 1024);
+		mr_paths_on_echo(&ps, 1, 10 * US, false, 1024);
+		mr_paths_on_echo(&ps, 2, 10 * US, true, 1024);
+		mr_paths_on_echo(&ps, 3, 10 * US, false, 1024);
 	}
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MIN);
 	assert_true(ps.p[2].ce_frac > MR_FP_ONE * 9 / 10);
@@ -96,7 +96,7 @@ static void test_ecn_moves_load(void **state)
 	assert_int_equal(hist[0], 1024);
 	/* once the marks stop, the path earns its weight back */
 	for (i = 0; i < 100; i++)
-		mr_paths_on_echo(&ps, 2, 10 * US, false);
+		mr_paths_on_echo(&ps, 2, 10 * US, false, 1024);
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
 }
 
@@ -108,9 +108,9 @@ static void test_slow_path_sheds_load(void **state)
 	(void)state;
 	mr_paths_init(&ps, 3);
 	for (i = 0; i < 40; i++) {
-		mr_paths_on_echo(&ps, 0, 10 * US, false);
-		mr_paths_on_echo(&ps, 1, 29 * US, false);	/* slower, within a factor 3 */
-		mr_paths_on_echo(&ps, 2, 45 * US, false);	/* beyond three times the fastest */
+		mr_paths_on_echo(&ps, 0, 10 * US, false, 1024);
+		mr_paths_on_echo(&ps, 1, 29 * US, false, 1024);	/* slower, within a factor 3 */
+		mr_paths_on_echo(&ps, 2, 45 * US, false, 1024);	/* beyond three times the fastest */
 	}
 	assert_int_equal(ps.p[1].weight, MR_PATH_W_MAX);
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MIN);
@@ -119,7 +119,7 @@ static void test_slow_path_sheds_load(void **state)
 	assert_int_equal(hist[2], 16);
 	/* the path recovers when it is no longer slow */
 	for (i = 0; i < 200; i++)
-		mr_paths_on_echo(&ps, 2, 12 * US, false);
+		mr_paths_on_echo(&ps, 2, 12 * US, false, 1024);
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
 }
 
@@ -133,16 +133,16 @@ static void test_loss_retires_and_probe_recovers(void **state)
 	mr_paths_init(&ps, 4);
 	/* three losses: weight halves each time, still up */
 	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
-		mr_paths_on_loss(&ps, now, 1);
+		mr_paths_on_loss(&ps, now, 1, 1024);
 	assert_true(ps.p[1].up);
 	assert_int_equal(ps.p[1].weight, MR_PATH_W_MAX >> 3);
 	/* an echo in between resets the run of losses */
-	mr_paths_on_echo(&ps, 1, 10 * US, false);
+	mr_paths_on_echo(&ps, 1, 10 * US, false, 1024);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
-		mr_paths_on_loss(&ps, now, 1);
+		mr_paths_on_loss(&ps, now, 1, 1024);
 	assert_true(ps.p[1].up);
 	/* the fourth consecutive loss retires it */
-	mr_paths_on_loss(&ps, now, 1);
+	mr_paths_on_loss(&ps, now, 1, 1024);
 	assert_false(ps.p[1].up);
 	assert_int_equal(mr_paths_up(&ps), 3);
 	count_picks(&ps, now, 3000, hist);
@@ -156,7 +156,7 @@ static void test_loss_retires_and_probe_recovers(void **state)
 	count_picks(&ps, now, 300, hist);
 	assert_int_equal(hist[1], 0);
 	/* the probe is lost: the next probe waits twice as long */
-	mr_paths_on_loss(&ps, now, 1);
+	mr_paths_on_loss(&ps, now, 1, 1024);
 	assert_false(ps.p[1].probing);
 	assert_int_equal(ps.p[1].probe_ival_ns, 2 * MR_PATH_PROBE_NS);
 	count_picks(&ps, now + 2 * MR_PATH_PROBE_NS - 1, 300, hist);
@@ -164,7 +164,7 @@ static void test_loss_retires_and_probe_recovers(void **state)
 	now += 2 * MR_PATH_PROBE_NS;
 	assert_int_equal(mr_paths_pick(&ps, now), 1);
 	/* this probe is acknowledged: the path is back, at reduced weight */
-	mr_paths_on_echo(&ps, 1, 12 * US, false);
+	mr_paths_on_echo(&ps, 1, 12 * US, false, 1024);
 	assert_true(ps.p[1].up);
 	assert_int_equal(ps.p[1].weight, MR_PATH_W_UP + MR_PATH_W_INC);
 	assert_int_equal(ps.p[1].probe_ival_ns, MR_PATH_PROBE_NS);
@@ -186,7 +186,7 @@ static void test_unanswered_probe_fails(void **state)
 	(void)state;
 	mr_paths_init(&ps, 4);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
-		mr_paths_on_loss(&ps, now, 3);
+		mr_paths_on_loss(&ps, now, 3, 1024);
 	assert_false(ps.p[3].up);
 	now += MR_PATH_PROBE_NS;
 	assert_int_equal(mr_paths_pick(&ps, now), 3);
@@ -203,9 +203,9 @@ static void test_unanswered_probe_fails(void **state)
 	now += 2 * MR_PATH_PROBE_NS;
 	assert_int_equal(mr_paths_pick(&ps, now), 3);
 	/* a packet sent before this probe, acknowledged now, answers nothing */
-	mr_paths_on_acked(&ps, 3, now - 1);
+	mr_paths_on_acked(&ps, 3, now - 1, 1024);
 	assert_false(ps.p[3].up);
-	mr_paths_on_acked(&ps, 3, now);
+	mr_paths_on_acked(&ps, 3, now, 1024);
 	assert_true(ps.p[3].up);
 }
 
@@ -223,24 +223,75 @@ static void test_probe_losses_retire_without_shedding(void **state)
 	(void)state;
 	mr_paths_init(&ps, 4);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES - 1; i++)
-		mr_paths_on_probe_loss(&ps, now, 2);
+		mr_paths_on_probe_loss(&ps, now, 2, 1024);
 	assert_true(ps.p[2].up);
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_MAX);
 	assert_int_equal(ps.p[2].losses, MR_PATH_FAIL_LOSSES - 1);
-	mr_paths_on_probe_loss(&ps, now, 2);
+	mr_paths_on_probe_loss(&ps, now, 2, 1024);
 	assert_false(ps.p[2].up);
 	now += MR_PATH_PROBE_NS;
 	assert_int_equal(mr_paths_pick(&ps, now), 2);
-	mr_paths_on_probe_loss(&ps, now, 2);
+	mr_paths_on_probe_loss(&ps, now, 2, 1024);
 	assert_false(ps.p[2].probing);
 	assert_int_equal(ps.p[2].probe_ival_ns, 2 * MR_PATH_PROBE_NS);
 	/* random loss on every path, found by probes: none retired, none shed */
 	mr_paths_init(&ps, 8);
 	for (i = 0; i < 64; i++)
-		mr_paths_on_probe_loss(&ps, now, i % 8);
+		mr_paths_on_probe_loss(&ps, now, i % 8, 1024);
 	assert_int_equal(mr_paths_up(&ps), 8);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(ps.p[i].weight, MR_PATH_W_MAX);
+}
+
+/*
+ * A path that loses only large packets (a link narrower than the segments, its ICMP
+ * filtered) carries a message's short last packet: answered, such a probe proves
+ * nothing, and the next one is due at once; a full-size answer brings the path back.
+ * Nor does an echo of a short packet. What the path must carry is capped by the
+ * segment in use (mr_paths_set_seg): a connection that went down to smaller segments
+ * revives a path with them.
+ */
+static void test_small_answer_proves_nothing(void **state)
+{
+	struct mr_paths ps;
+	u64 now = 1000 * US;
+	u32 i;
+
+	(void)state;
+	mr_paths_init(&ps, 4);
+	mr_paths_set_seg(&ps, 1376);
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, now, 2, 1376);
+	assert_false(ps.p[2].up);
+	now += MR_PATH_PROBE_NS;
+	assert_int_equal(mr_paths_pick(&ps, now), 2);
+	/* the probe was a message's last packet, 864 bytes: answered, no verdict */
+	mr_paths_on_acked(&ps, 2, now, 864);
+	assert_false(ps.p[2].up);
+	assert_false(ps.p[2].probing);
+	mr_paths_on_echo(&ps, 2, 10 * US, false, 864);
+	assert_false(ps.p[2].up);
+	assert_int_equal(ps.stat_revived, 0);
+	/* due again at once, without backoff, after the spacing of probes */
+	gap(&ps, now + 1);
+	assert_int_equal(mr_paths_pick(&ps, now + 1), 2);
+	assert_true(ps.p[2].probing);
+	assert_int_equal(ps.p[2].probe_ival_ns, MR_PATH_PROBE_NS);
+	/* a full-size probe answered */
+	mr_paths_on_acked(&ps, 2, now + 1, 1376);
+	assert_true(ps.p[2].up);
+	assert_int_equal(ps.stat_revived, 1);
+
+	/* lost at 1376 again; the connection then takes 1024-byte segments */
+	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
+		mr_paths_on_loss(&ps, now, 2, 1376);
+	assert_false(ps.p[2].up);
+	mr_paths_on_echo(&ps, 2, 10 * US, false, 1024);
+	assert_false(ps.p[2].up);
+	mr_paths_set_seg(&ps, 1024);
+	mr_paths_on_echo(&ps, 2, 10 * US, false, 1024);
+	assert_true(ps.p[2].up);
+	assert_int_equal(ps.p[2].lost_len, 0);
 }
 
 /*
@@ -257,19 +308,19 @@ static void test_probe_acked_without_echo_revives(void **state)
 	(void)state;
 	mr_paths_init(&ps, 4);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
-		mr_paths_on_loss(&ps, now, 2);
+		mr_paths_on_loss(&ps, now, 2, 1024);
 	assert_false(ps.p[2].up);
 	/* a packet from before the retirement is acknowledged: no news about the path now */
-	mr_paths_on_acked(&ps, 2, now - 1);
+	mr_paths_on_acked(&ps, 2, now - 1, 1024);
 	assert_false(ps.p[2].up);
 	/* nor anything before a probe went out */
 	now += MR_PATH_PROBE_NS;
-	mr_paths_on_acked(&ps, 2, now);
+	mr_paths_on_acked(&ps, 2, now, 1024);
 	assert_false(ps.p[2].up);
 	assert_int_equal(mr_paths_pick(&ps, now), 2);
 	assert_true(ps.p[2].probing);
 	/* the probe, sent now, is acknowledged selectively */
-	mr_paths_on_acked(&ps, 2, now);
+	mr_paths_on_acked(&ps, 2, now, 1024);
 	assert_true(ps.p[2].up);
 	assert_false(ps.p[2].probing);
 	assert_int_equal(ps.p[2].weight, MR_PATH_W_UP);
@@ -290,11 +341,11 @@ static void test_shared_loss_retires_no_path(void **state)
 	mr_paths_init(&ps, 8);
 	for (i = 0; i < 100; i++)
 		for (k = 0; k < 8; k++)
-			mr_paths_on_acked(&ps, k, 0);
+			mr_paths_on_acked(&ps, k, 0, 1024);
 	/* a burst of 48 packets sprayed over 8 paths: six consecutive losses on each */
 	for (i = 0; i < 6; i++)
 		for (k = 0; k < 8; k++)
-			mr_paths_on_loss(&ps, 0, k);
+			mr_paths_on_loss(&ps, 0, k, 1024);
 	assert_int_equal(mr_paths_up(&ps), 8);
 	/* load is still spread evenly: the weights fell alike */
 	for (k = 0; k < 8; k++) {
@@ -303,13 +354,13 @@ static void test_shared_loss_retires_no_path(void **state)
 	}
 	/* then path 5 dies while the others deliver again */
 	for (k = 0; k < 8; k++)
-		mr_paths_on_echo(&ps, k, 10 * US, false);
+		mr_paths_on_echo(&ps, k, 10 * US, false, 1024);
 	for (n = 0; n < 100 && ps.p[5].up; n++) {
 		for (i = 0; i < 7; i++)
 			for (k = 0; k < 8; k++)
 				if (k != 5)
-					mr_paths_on_acked(&ps, k, 0);
-		mr_paths_on_loss(&ps, 0, 5);
+					mr_paths_on_acked(&ps, k, 0, 1024);
+		mr_paths_on_loss(&ps, 0, 5, 1024);
 	}
 	assert_false(ps.p[5].up);
 	assert_true(n <= 2 * MR_PATH_FAIL_LOSSES);
@@ -317,7 +368,7 @@ static void test_shared_loss_retires_no_path(void **state)
 	/* a path alone has nothing to compare with: four losses retire it */
 	mr_paths_init(&ps, 1);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
-		mr_paths_on_loss(&ps, 0, 0);
+		mr_paths_on_loss(&ps, 0, 0, 1024);
 	assert_false(ps.p[0].up);
 }
 
@@ -335,22 +386,22 @@ static void test_random_loss_retires_no_path(void **state)
 	for (i = 0; i < 1000; i++) {
 		for (k = 0; k < 8; k++) {
 			if ((i + k) % 10 == 0)
-				mr_paths_on_loss(&ps, 0, k);
+				mr_paths_on_loss(&ps, 0, k, 1024);
 			else
-				mr_paths_on_acked(&ps, k, 0);
+				mr_paths_on_acked(&ps, k, 0, 1024);
 		}
 		if (i % 4 == 0)
 			for (k = 0; k < 8; k++)
-				mr_paths_on_echo(&ps, k, 10 * US, false);
+				mr_paths_on_echo(&ps, k, 10 * US, false, 1024);
 	}
 	for (k = 0; k < 8; k++)
 		assert_in_range(ps.p[k].loss_rate, MR_FP_ONE / 20, MR_FP_ONE / 5);
 	for (i = 0; i < MR_PATH_FAIL_LOSSES; i++)
-		mr_paths_on_loss(&ps, 0, 2);
+		mr_paths_on_loss(&ps, 0, 2, 1024);
 	assert_int_equal(mr_paths_up(&ps), 8);
 	/* it keeps losing while the others do not: it goes */
 	for (n = 0; n < 100 && ps.p[2].up; n++)
-		mr_paths_on_loss(&ps, 0, 2);
+		mr_paths_on_loss(&ps, 0, 2, 1024);
 	assert_false(ps.p[2].up);
 	assert_true(n <= 2 * MR_PATH_FAIL_LOSSES);
 	assert_true(ps.p[2].loss_rate >= MR_PATH_FAIL_RATIO * (MR_FP_ONE / 10));
@@ -372,12 +423,12 @@ static void test_random_loss_rare_echoes_retires_no_path(void **state)
 	for (i = 0; i < 4000; i++) {
 		for (k = 0; k < 8; k++) {
 			if ((i * 7 + k * 13) % 37 == 0)
-				mr_paths_on_loss(&ps, 0, k);
+				mr_paths_on_loss(&ps, 0, k, 1024);
 			else
-				mr_paths_on_acked(&ps, k, 0);
+				mr_paths_on_acked(&ps, k, 0, 1024);
 		}
 		if (i % 32 == 0)
-			mr_paths_on_echo(&ps, (i / 32) % 8, 10 * US, false);
+			mr_paths_on_echo(&ps, (i / 32) % 8, 10 * US, false, 1024);
 	}
 	assert_int_equal(ps.stat_retired, 0);
 	assert_int_equal(mr_paths_up(&ps), 8);
@@ -385,9 +436,9 @@ static void test_random_loss_rare_echoes_retires_no_path(void **state)
 	for (n = 0; n < 100 && ps.p[5].up; n++) {
 		for (k = 0; k < 8; k++) {
 			if (k == 5)
-				mr_paths_on_loss(&ps, 0, k);
+				mr_paths_on_loss(&ps, 0, k, 1024);
 			else
-				mr_paths_on_acked(&ps, k, 0);
+				mr_paths_on_acked(&ps, k, 0, 1024);
 		}
 	}
 	assert_false(ps.p[5].up);
@@ -422,9 +473,9 @@ static void test_rto_retires_only_worse_paths(void **state)
 	 * outstanding and stays
 	 */
 	for (i = 0; i < 3; i++) {
-		mr_paths_on_loss(&ps, 0, 1);
-		mr_paths_on_loss(&ps, 0, 3);
-		mr_paths_on_echo(&ps, 3, 10 * US, false);
+		mr_paths_on_loss(&ps, 0, 1, 1024);
+		mr_paths_on_loss(&ps, 0, 3, 1024);
+		mr_paths_on_echo(&ps, 3, 10 * US, false, 1024);
 	}
 	mr_paths_on_rto(&ps, 0, 0x7);
 	assert_false(ps.p[1].up);
@@ -432,8 +483,8 @@ static void test_rto_retires_only_worse_paths(void **state)
 	/* decided before retiring: two paths equally bad against two clean ones both go */
 	mr_paths_init(&ps, 4);
 	for (i = 0; i < 3; i++) {
-		mr_paths_on_loss(&ps, 0, 0);
-		mr_paths_on_loss(&ps, 0, 1);
+		mr_paths_on_loss(&ps, 0, 0, 1024);
+		mr_paths_on_loss(&ps, 0, 1, 1024);
 	}
 	mr_paths_on_rto(&ps, 0, 0xf);
 	assert_int_equal(mr_paths_up(&ps), 2);
@@ -458,7 +509,7 @@ static void test_probe_backoff_is_capped(void **state)
 		gap(&ps, now);
 		now = ps.p[0].probe_at_ns;
 		assert_int_equal(mr_paths_pick(&ps, now), 0);
-		mr_paths_on_loss(&ps, now, 0);
+		mr_paths_on_loss(&ps, now, 0, 1024);
 	}
 	assert_int_equal(ps.p[0].probe_ival_ns, MR_PATH_PROBE_MAX_NS);
 }
@@ -521,14 +572,14 @@ static void test_retransmit_goes_elsewhere(void **state)
 
 	(void)state;
 	mr_paths_init(&ps, 4);
-	mr_paths_on_echo(&ps, 0, 30 * US, false);
-	mr_paths_on_echo(&ps, 1, 10 * US, false);
-	mr_paths_on_echo(&ps, 2, 20 * US, false);
-	mr_paths_on_echo(&ps, 3, 5 * US, true);	/* fast but marked */
+	mr_paths_on_echo(&ps, 0, 30 * US, false, 1024);
+	mr_paths_on_echo(&ps, 1, 10 * US, false, 1024);
+	mr_paths_on_echo(&ps, 2, 20 * US, false, 1024);
+	mr_paths_on_echo(&ps, 3, 5 * US, true, 1024);	/* fast but marked */
 	/* equal weights 0..2: lowest RTT wins, and never the path that lost it */
 	assert_int_equal(mr_paths_pick_retx(&ps, 0, 0), 1);
 	assert_int_equal(mr_paths_pick_retx(&ps, 0, 1), 2);
-	mr_paths_on_loss(&ps, 0, 1);
+	mr_paths_on_loss(&ps, 0, 1, 1024);
 	assert_int_equal(mr_paths_pick_retx(&ps, 0, 0), 2);
 	/* a single path has nowhere else to go */
 	mr_paths_init(&ps, 1);
@@ -555,9 +606,9 @@ static void test_tail_probe_never_probes(void **state)
 
 	(void)state;
 	mr_paths_init(&ps, 4);
-	mr_paths_on_echo(&ps, 0, 30 * US, false);
-	mr_paths_on_echo(&ps, 1, 10 * US, false);
-	mr_paths_on_echo(&ps, 2, 20 * US, false);
+	mr_paths_on_echo(&ps, 0, 30 * US, false, 1024);
+	mr_paths_on_echo(&ps, 1, 10 * US, false, 1024);
+	mr_paths_on_echo(&ps, 2, 20 * US, false, 1024);
 	mr_paths_retire(&ps, 0, 3);
 	assert_int_equal(mr_paths_pick_tlp(&ps, MR_PATH_PROBE_NS, 1), 2);
 	assert_false(ps.p[3].probing);
@@ -606,13 +657,13 @@ static void test_reorder_window(void **state)
 	mr_paths_init(&ps, 3);
 	/* no samples: the window is the minimum, plus the receiver's ACK delay */
 	assert_int_equal(mr_paths_reo_wnd(&ps), MR_REO_MIN_NS + MR_ACK_DELAY_NS);
-	mr_paths_on_echo(&ps, 0, 20 * US, false);
+	mr_paths_on_echo(&ps, 0, 20 * US, false, 1024);
 	/* paths 1 and 2 unmeasured: wait two srtt (and the ACK delay) */
 	assert_int_equal(mr_paths_reo_wnd(&ps), 40 * US + MR_ACK_DELAY_NS);
 	for (i = 0; i < 100; i++) {
-		mr_paths_on_echo(&ps, 0, 20 * US, false);
-		mr_paths_on_echo(&ps, 1, 24 * US, false);
-		mr_paths_on_echo(&ps, 2, 28 * US, false);
+		mr_paths_on_echo(&ps, 0, 20 * US, false, 1024);
+		mr_paths_on_echo(&ps, 1, 24 * US, false, 1024);
+		mr_paths_on_echo(&ps, 2, 28 * US, false, 1024);
 	}
 	/* min_rtt / 4 + slowest (srtt + 4 rttvar) - fastest + ACK delay, rttvar ~0 here */
 	assert_in_range(mr_paths_reo_wnd(&ps), 13 * US + MR_ACK_DELAY_NS - 300,
@@ -623,12 +674,12 @@ static void test_reorder_window(void **state)
 			9 * US + MR_ACK_DELAY_NS + 300);
 	/* a path with variable RTT widens it by twice its variance */
 	for (i = 0; i < 100; i++)
-		mr_paths_on_echo(&ps, 1, (i & 1 ? 16 : 32) * US, false);
+		mr_paths_on_echo(&ps, 1, (i & 1 ? 16 : 32) * US, false, 1024);
 	assert_true(mr_paths_reo_wnd(&ps) > 20 * US + MR_ACK_DELAY_NS);
 	/* but never beyond 2 srtt + ACK delay */
 	mr_paths_init(&ps, 2);
-	mr_paths_on_echo(&ps, 0, 2 * US, false);
-	mr_paths_on_echo(&ps, 1, 400 * US, false);
+	mr_paths_on_echo(&ps, 0, 2 * US, false, 1024);
+	mr_paths_on_echo(&ps, 1, 400 * US, false, 1024);
 	assert_true(mr_paths_reo_wnd(&ps) <= 2 * ps.conn.srtt + MR_ACK_DELAY_NS);
 }
 
@@ -641,6 +692,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_probe_losses_retire_without_shedding),
 	cmocka_unit_test(test_unanswered_probe_fails),
 	cmocka_unit_test(test_probe_acked_without_echo_revives),
+	cmocka_unit_test(test_small_answer_proves_nothing),
 	cmocka_unit_test(test_shared_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_retires_no_path),
 	cmocka_unit_test(test_random_loss_rare_echoes_retires_no_path),

@@ -267,7 +267,7 @@ static u32 spray(u32 drop_every, bool stalled, struct lost_log *lost, struct mr_
 			if (r.echo_rtt_valid) {
 				u8 path = mr_txwin_pkt(w, psn)->path;
 
-				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false);
+				mr_paths_on_echo(&ps, path, r.echo_rtt_ns, false, 1024);
 			}
 			mr_txwin_detect(w, now, mr_paths_reo_wnd(&ps), stalled, log_lost, lost);
 		}

@@ -377,6 +377,7 @@ static bool mr_conn_new(struct mr_conn *c, u64 now, bool resp, struct mr_tx_pkt 
 		if (c->pmtu_blackhole && now - c->blackhole_ns >= MR_BLACKHOLE_HOLD_NS)
 			c->pmtu_blackhole = false;
 		mr_msg_segment(c, m);
+		mr_paths_set_seg(&c->paths, m->seg);
 	}
 	/* Requests and atomic responses are one packet, empty (their data is in headers). */
 	len = mr_op_has_payload(m->wr.opcode) ? min_t(u32, m->seg, m->wr.len - moff) : 0;
@@ -673,7 +674,7 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = arg;
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
-	mr_paths_on_acked(&c->paths, p->path, p->sent_ns);
+	mr_paths_on_acked(&c->paths, p->path, p->sent_ns, p->len);
 	if (p->len > c->cfg.mtu && p->sent_ns > c->big_acked_ns)
 		c->big_acked_ns = p->sent_ns;
 }
@@ -721,7 +722,7 @@ static void mr_conn_lost(void *arg, u32 psn, const struct mr_txpkt *p)
 	 */
 	if (p->lost_stalled)
 		return;
-	mr_paths_on_loss(&c->paths, ev->now, p->path);
+	mr_paths_on_loss(&c->paths, ev->now, p->path, p->len);
 	/* A retired path's delay is what retired it: no evidence (spec, "Loss"). */
 	mr_cc_on_loss(&c->cc, ev->now, c->paths.conn.srtt, p->sent_ns,
 		      path->up ? &path->rtt : NULL, mr_paths_min_srtt(&c->paths),
@@ -733,6 +734,7 @@ static void mr_conn_lost_rto(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn_ev *ev = arg;
 
 	mr_conn_event(ev->c, MR_EV_LOSS, MR_LOSS_RTO, p->path, psn);
+	mr_paths_on_rto_loss(&ev->c->paths, p->path, p->len);
 	ev->rto_paths |= BIT_ULL(p->path);
 }
 
@@ -748,7 +750,8 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 	if (res.echo_acked) {
 		u64 rtt = res.echo_rtt_valid ? max_t(u64, res.echo_rtt_ns, 1) : 0;
 
-		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE);
+		mr_paths_on_echo(&c->paths, ack->echo_path, rtt, ack->echo_flags & MR_ECHO_CE,
+				 res.echo_len);
 	}
 	/* Messages started from now on use what the peer takes now. */
 	c->peer_rx_seg = ack->rx_seg;
@@ -762,7 +765,7 @@ static enum mr_rx_class mr_conn_rx_ack(struct mr_conn *c, u64 now, const struct 
 		 */
 		mr_conn_event(c, MR_EV_LOSS, MR_LOSS_PROBE, res.probe_lost_path,
 			      res.probe_lost_psn);
-		mr_paths_on_probe_loss(&c->paths, now, res.probe_lost_path);
+		mr_paths_on_probe_loss(&c->paths, now, res.probe_lost_path, res.echo_len);
 	}
 	mr_cc_on_ack(&c->cc, now, c->paths.conn.srtt, ack->ce_cnt, ack->rx_cnt, ack->rate_hint,
 		     res.newly_acked);

@@ -31,6 +31,7 @@ void mr_paths_init(struct mr_paths *ps, u8 n)
 	memset(ps, 0, sizeof(*ps));
 	ps->n = clamp_t(u8, n, 1, MR_MAX_PATHS);
 	ps->since_probe = MR_PATH_PROBE_GAP;
+	ps->seg = U16_MAX;
 	for (i = 0; i < ps->n; i++) {
 		ps->p[i].up = true;
 		ps->p[i].weight = MR_PATH_W_MAX;
@@ -45,6 +46,7 @@ static void mr_path_revive(struct mr_path *p)
 	p->weight = MR_PATH_W_UP;
 	p->credit = 0;
 	p->consec_losses = 0;
+	p->lost_len = 0;
 	p->probe_ival_ns = MR_PATH_PROBE_NS;
 }
 
@@ -66,6 +68,16 @@ static bool mr_path_slow(const struct mr_paths *ps, const struct mr_path *p)
 	return p->rtt.srtt && fastest && p->rtt.srtt > fastest * MR_PATH_SLOW_FACTOR;
 }
 
+/*
+ * Does an answered packet of len bytes of payload prove that the retired path carries
+ * what it would get? Not if it is smaller than what the path lost and than the segment
+ * in use: a link narrower than the segments passes a message's short last packet.
+ */
+static bool mr_path_proven(const struct mr_paths *ps, const struct mr_path *p, u16 len)
+{
+	return len >= min_t(u16, p->lost_len, ps->seg);
+}
+
 static void mr_paths_revive(struct mr_paths *ps, u8 path)
 {
 	mr_path_revive(&ps->p[path]);
@@ -74,15 +86,16 @@ static void mr_paths_revive(struct mr_paths *ps, u8 path)
 		ps->on_change(ps->change_arg, path, true);
 }
 
-void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce)
+void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce, u16 len)
 {
 	struct mr_path *p;
 
 	if (path >= ps->n)
 		return;
 	p = &ps->p[path];
-	if (!p->up)
-		mr_paths_revive(ps, path);	/* a probe (or a late packet) got through */
+	/* A probe (or a late packet) got through. */
+	if (!p->up && mr_path_proven(ps, p, len))
+		mr_paths_revive(ps, path);
 	p->consec_losses = 0;
 
 	if (rtt_ns) {
@@ -126,7 +139,7 @@ void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path)
 		ps->on_change(ps->change_arg, path, false);
 }
 
-void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns)
+void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns, u16 len)
 {
 	struct mr_path *p;
 
@@ -137,10 +150,15 @@ void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns)
 	/*
 	 * The probe arrived. Its ACK need not echo it: a receiver that read more
 	 * packets before answering echoes the last of them, and a retired path
-	 * waiting for that echo stayed retired for good.
+	 * waiting for that echo stayed retired for good. Too small to prove the
+	 * path, it ends without a verdict: the next probe is due at once.
 	 */
-	if (!p->up && p->probing && sent_ns >= p->probe_at_ns)
-		mr_paths_revive(ps, path);
+	if (!p->up && p->probing && sent_ns >= p->probe_at_ns) {
+		if (mr_path_proven(ps, p, len))
+			mr_paths_revive(ps, path);
+		else
+			p->probing = false;
+	}
 }
 
 /*
@@ -199,13 +217,14 @@ static void mr_path_probe_failed(struct mr_path *p, u64 now)
 	p->probe_at_ns = now + p->probe_ival_ns;
 }
 
-static void mr_path_lost(struct mr_paths *ps, u64 now, u8 path, bool shed)
+static void mr_path_lost(struct mr_paths *ps, u64 now, u8 path, bool shed, u16 len)
 {
 	struct mr_path *p;
 
 	if (path >= ps->n)
 		return;
 	p = &ps->p[path];
+	p->lost_len = max_t(u16, p->lost_len, len);
 	p->losses++;
 	p->loss_rate += (MR_FP_ONE - p->loss_rate) >> MR_PATH_LOSS_SHIFT;
 	if (!p->up) {
@@ -221,18 +240,24 @@ static void mr_path_lost(struct mr_paths *ps, u64 now, u8 path, bool shed)
 		mr_paths_retire(ps, now, path);
 }
 
-void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path)
+void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path, u16 len)
 {
-	mr_path_lost(ps, now, path, true);
+	mr_path_lost(ps, now, path, true, len);
+}
+
+void mr_paths_on_rto_loss(struct mr_paths *ps, u8 path, u16 len)
+{
+	if (path < ps->n)
+		ps->p[path].lost_len = max_t(u16, ps->p[path].lost_len, len);
 }
 
 /*
  * Towards retiring the path, not against its weight: a sparse sender's weights hardly
  * matter, and where loss is random these verdicts (lost ACKs count too) skewed the spray.
  */
-void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path)
+void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path, u16 len)
 {
-	mr_path_lost(ps, now, path, false);
+	mr_path_lost(ps, now, path, false, len);
 }
 
 unsigned int mr_paths_up(const struct mr_paths *ps)

@@ -31,6 +31,7 @@ struct mr_path {
 	u64	probe_at_ns;	/* retired: when the next probe may go */
 	u64	probe_ival_ns;
 	u8	consec_losses;
+	u16	lost_len;	/* largest payload lost on it since it was last up */
 	u32	loss_rate;	/* EWMA of packet fates, MR_FP_ONE = every packet lost */
 	bool	up;
 	bool	probing;	/* retired, a probe is outstanding */
@@ -47,6 +48,7 @@ struct mr_paths {
 	u8	n;
 	u8	rr;		/* round-robin cursor when no path is up */
 	u16	since_probe;	/* packets sent since the last probe, up to MR_PATH_PROBE_GAP */
+	u16	seg;		/* segment of the message started last; U16_MAX: none yet */
 	struct mr_rtt conn;	/* over all paths: drives RTO and PTO */
 	struct mr_path p[MR_MAX_PATHS];
 	u64	stat_retired;	/* paths taken out of service */
@@ -56,14 +58,29 @@ struct mr_paths {
 };
 
 void mr_paths_init(struct mr_paths *ps, u8 n);
-/* An ACK echoed a packet sent on path; rtt_ns 0 when the sample is ambiguous. */
-void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce);
-/* A packet last sent on path at sent_ns was acknowledged (cumulatively or selectively). */
-void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns);
-/* A packet sent on path was declared lost. */
-void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path);
+
+/* The segment of the message started last: a retired path need not prove more. */
+static inline void mr_paths_set_seg(struct mr_paths *ps, u16 seg)
+{
+	ps->seg = seg;
+}
+
+/*
+ * An ACK echoed a packet with len bytes of payload sent on path; rtt_ns 0 when the
+ * sample is ambiguous.
+ */
+void mr_paths_on_echo(struct mr_paths *ps, u8 path, u64 rtt_ns, bool ce, u16 len);
+/*
+ * A packet with len bytes of payload, last sent on path at sent_ns, was acknowledged
+ * (cumulatively or selectively).
+ */
+void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns, u16 len);
+/* A packet with len bytes of payload sent on path was declared lost. */
+void mr_paths_on_loss(struct mr_paths *ps, u64 now, u8 path, u16 len);
 /* A packet sent on path was found lost by a tail-loss probe's copy, answered first. */
-void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path);
+void mr_paths_on_probe_loss(struct mr_paths *ps, u64 now, u8 path, u16 len);
+/* An RTO declared a packet sent on path lost: its size only; mr_paths_on_rto() judges. */
+void mr_paths_on_rto_loss(struct mr_paths *ps, u8 path, u16 len);
 /* Take path out of service. */
 void mr_paths_retire(struct mr_paths *ps, u64 now, u8 path);
 /*

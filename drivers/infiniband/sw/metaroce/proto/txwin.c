@@ -227,8 +227,10 @@ static void mr_txwin_mark_acked(struct mr_txwin *w, u64 now, u32 psn,
 		w->reo_dup = max_t(u32, w->reo_dup / 2, MR_REO_PATH_DUP);
 		w->reo_mult = max_t(u32, w->reo_mult - 1, 1);
 	}
-	if (echoed)
+	if (echoed) {
 		res->echo_acked = true;
+		res->echo_len = p->len;
+	}
 	/*
 	 * The first ACK of a probed packet echoes the probe's copy: the original had not
 	 * arrived, though it had the whole probe timeout and the copy's trip to do so. It

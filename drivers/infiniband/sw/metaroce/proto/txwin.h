@@ -96,6 +96,7 @@ struct mr_txack_res {
 	u32	newly_bytes;
 	bool	una_advanced;
 	bool	echo_acked;	/* the echoed PSN was acknowledged by this ACK */
+	u16	echo_len;	/* ... its payload */
 	bool	spurious_rto;	/* the last RTO was spurious: undo its window cut */
 	bool	echo_rtt_valid;	/* the echoed packet gave an unambiguous RTT sample */
 	u64	echo_rtt_ns;	/* minus the receiver's ack_delay */
