@@ -13,6 +13,8 @@
 #   make install         metaroce.ko into /lib/modules/<KVER>/updates (then depmod), the
 #                        provider and its .driver file; DESTDIR stages, PREFIX as the provider's
 #   make bench-loss      ib_write_bw under loss: MetaRoCE beside rxe and siw
+#   make bench-kept      loss off and on inside one ib_write_bw run: what it costs each
+#                        driver, measured against the lossless seconds around it
 #   make bench-sim       the packet-level simulator: MetaRoCE beside go-back-N (SIM lines)
 #
 # Kernel objects are built in build/kmod/<kernel release>/, a tree of symlinks to the sources,
@@ -33,7 +35,7 @@ USER_CFLAGS := -O2 -g -Wall -Wextra -Werror
 export USER_CFLAGS
 
 .PHONY: all module module-tree peer-siw provider tools unit check demo deps clean checkpatch \
-	bench-loss bench-sim conformance install
+	bench-loss bench-kept bench-sim conformance install
 
 all: module provider tools
 
@@ -95,6 +97,12 @@ bench-loss:
 	tools/deps.sh
 	$(MAKE) all
 	tools/bench/bench-loss
+
+# The kept shares of bench-loss, measured inside one run per point: BENCH test=kept lines, CSV
+bench-kept:
+	tools/deps.sh
+	$(MAKE) all
+	tools/testing/vm/run --timeout 3000 -- tools/bench/kept.sh
 
 CONFORMANCE_KERNEL ?= 6.12
 conformance:

@@ -70,3 +70,22 @@ kept_interval() {
 median_interval() {
 	kept_interval 100 "$1"
 }
+
+# bracket_shares "BASE..." "RUNS...": each of RUNS as a percentage of the mean of the two
+# BASE values around it (BASE holds one more value than RUNS: base, run, base, run, ...,
+# base). A change of speed that is steady over three runs then cancels out of the share.
+# Prints the shares, one per line with two decimals; a run whose neighbours are both 0 has
+# no share and is left out. Fails unless BASE has exactly one value more than RUNS.
+bracket_shares() {
+	awk -v base="$1" -v runs="$2" 'BEGIN {
+		nb = split(base, b, " ")
+		nr = split(runs, r, " ")
+		if (nr == 0 || nb != nr + 1)
+			exit 1
+		for (i = 1; i <= nr; i++) {
+			m = (b[i] + b[i + 1]) / 2
+			if (m > 0)
+				printf "%.2f\n", 100 * r[i] / m
+		}
+	}'
+}

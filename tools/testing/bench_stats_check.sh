@@ -41,7 +41,7 @@ holds() {
 }
 
 echo "TAP version 13"
-echo "1..25"
+echo "1..29"
 is "median of an odd count is the middle value" "$(median 0.3 0.1 0.2)" 0.2
 is "median of an even count is the mean of the middle two" "$(median 4 1 3 2)" 2.500
 is "value_range gives the smallest and the largest" "$(value_range 0.2 0.05 0.31 0.1)" "0.05 0.31"
@@ -72,6 +72,21 @@ is "median_interval of equal runs is that value" "$(median_interval "95 95 95 95
 read -r lo hi < <(median_interval "88 94 97 101 110 90 93")
 holds "median_interval holds the runs' median, inside their range ($lo-$hi)" \
 	"88 <= $lo && $lo <= 94 && 94 <= $hi && $hi <= 110"
+
+# kept.sh's shares: each lossy run against the mean of the lossless runs around it.
+is "bracket_shares: a run at its neighbours' mean keeps 100 under steady drift" \
+	"$(bracket_shares "1 2 3" "1.5 2.5" | tr '\n' ' ')" "100.00 100.00 "
+is "bracket_shares: a run at three quarters of its neighbours keeps 75" \
+	"$(bracket_shares "0.4 0.4" "0.3")" 75.00
+is "bracket_shares: a run whose neighbours both moved nothing has no share" \
+	"$(bracket_shares "0 0 0.4" "0.1 0.2")" 100.00
+n=$((n + 1))
+if bracket_shares "1 2" "1 1" >/dev/null; then
+	failed=$((failed + 1))
+	echo "not ok $n bracket_shares refuses lists whose lengths do not fit"
+else
+	echo "ok $n bracket_shares refuses lists whose lengths do not fit"
+fi
 
 # The plot reads both CSV layouts: with the interval and from before it.
 {
