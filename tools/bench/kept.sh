@@ -9,7 +9,9 @@
 # and each lossy run is taken as a share of the mean of the two lossless runs around it
 # (stats.sh, bracket_shares). One line per point,
 #   BENCH driver=metaroce test=kept size=4096 loss=1 kept_pct=98.2 kept_lo=95.1 kept_hi=101.0 pairs=10 slice_s=1 lossless_gbps=0.452 lossy_gbps=0.441 lossy_msgs=61200
-# kept_pct the median of the shares, kept_lo and kept_hi a 90% bootstrap interval of it,
+# kept_pct the median of the shares, kept_lo and kept_hi a 90% bootstrap interval of it
+# (which takes the pairs as independent: spells longer than a pair make it too narrow, and
+# points of one boot minutes apart have differed by more than it allows),
 # lossless_gbps and lossy_gbps the medians of the runs, lossy_msgs the messages counted in
 # the lossy runs' kept slices (perftest counts completions by the hundred, -Q 100: a figure
 # drawn from a few hundred messages is coarse). The same goes as CSV to
