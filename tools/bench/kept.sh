@@ -3,29 +3,28 @@
 #
 # What loss costs a transfer, measured inside one run ("make bench-kept", in the test VM):
 # one ib_write_bw per driver, size and loss rate prints its rate every BENCH_SLICE seconds
-# (perftest's --run_infinitely) while netem's loss on the link goes off and on: runs of three
-# slices, lossless and lossy in turn, 2 * BENCH_PAIRS + 1 runs that start and end lossless.
-# The first slice of a run is left out (the transport settles to the new loss rate in it)
-# and each lossy run is taken as a share of the mean of the two lossless runs around it
-# (stats.sh, bracket_shares). One line per point,
+# (perftest's --run_infinitely) while netem's loss on the link goes off and on: runs of
+# three slices, lossless and lossy in turn, 2 * BENCH_PAIRS + 1 runs that start and end
+# lossless. The first slice of a run is left out (the transport settles to the new loss rate
+# in it) and each lossy run is taken as a share of the mean of the two lossless runs around
+# it (stats.sh, bracket_shares). One line per point,
 #   BENCH driver=metaroce test=kept size=4096 loss=1 kept_pct=98.2 kept_lo=95.1 kept_hi=101.0 pairs=10 slice_s=1 lossless_gbps=0.452 lossy_gbps=0.441 lossy_msgs=61200
 # kept_pct the median of the shares, kept_lo and kept_hi a 90% bootstrap interval of it
 # (which takes the pairs as independent: spells longer than a pair make it too narrow, and
-# points of one boot minutes apart have differed by more than it allows),
-# lossless_gbps and lossy_gbps the medians of the runs, lossy_msgs the messages counted in
-# the lossy runs' kept slices (perftest counts completions by the hundred, -Q 100: a figure
-# drawn from a few hundred messages is coarse). The same goes as CSV to
-# $METAROCE_OUT/bench-kept.csv.
+# points of one boot minutes apart have differed by more than it allows), lossless_gbps and
+# lossy_gbps the medians of the runs, lossy_msgs the messages counted in the lossy runs'
+# kept slices (perftest counts completions by the hundred, -Q 100: a figure drawn from a few
+# hundred messages is coarse). The same goes as CSV to $METAROCE_OUT/bench-kept.csv.
 #
 # Why: the build machine's speed changes by a factor of two in spells of a few seconds
 # (testing.rst), so loss.sh's lossy and lossless runs, a minute or more apart, differ by
-# that much, and its kept_pct rests on five of each. Runs seconds apart share a spell, and a steady
-# change of speed over three runs cancels out of the bracket. What this measures differs
-# from loss.sh's in one way: loss comes and goes every few seconds. A transport that takes
-# longer than a run to settle into its lossy (or lossless) state reads differently here
-# than in a steady run: rxe at 10% moved 11-18 times as much in these runs as in loss.sh's
-# (testing.rst, "Loss inside one run"). loss.sh's figures stand for what a driver does
-# under lasting loss; this one is for the drivers that settle within a slice, and
+# that much, and its kept_pct rests on five of each. Runs seconds apart share a spell, and a
+# steady change of speed over three runs cancels out of the bracket. What this measures
+# differs from loss.sh's in one way: loss comes and goes every few seconds. A transport that
+# takes longer than a run to settle into its lossy (or lossless) state reads differently
+# here than in a steady run: rxe at 10% moved 11-18 times as much in these runs as in
+# loss.sh's (testing.rst, "Loss inside one run"). loss.sh's figures stand for what a driver
+# does under lasting loss; this one is for the drivers that settle within a slice, and
 # BENCH_SLICE shows whether one does: longer slices must not change its figure.
 #
 # Environment: BENCH_DRIVERS ("metaroce rxe siw"), BENCH_SIZES ("4096 65536"), BENCH_LOSSES
@@ -58,9 +57,9 @@ echo "# bench-kept on $(uname -r): ib_write_bw, loss off and on every $((3 * sli
 setup_side_by_side "$drivers"
 
 # sliced SIZE LOSS: one ib_write_bw of the selected driver (bench_use) through the whole
-# schedule. Fills BASE and LOSSY with the runs' mean Gb/s (their kept slices) and MSGS with
-# the messages of the kept lossy runs' kept slices; fewer runs if the transfer ended early (its
-# last lines then go to stderr).
+# schedule. Fills BASE and LOSSY with the runs' mean Gb/s (their kept slices) and MSGS
+# with the messages of the kept lossy runs' kept slices; fewer runs if the transfer ended
+# early (its last lines then go to stderr).
 sliced() {
 	local size=$1 loss=$2 port spid cfd k=0 want acc="" lossy msgs=0 m
 	local -a xs xc f lmsgs=()
