@@ -41,14 +41,8 @@ pairs=${BENCH_PAIRS:-10}
 slice=${BENCH_SLICE:-1}
 csv=${BENCH_CSV:-${METAROCE_OUT:-/tmp}/bench-kept.csv}
 
-# positive NAME VALUE: stops the benchmark unless VALUE is a positive integer
-positive() {
-	case $2 in
-	''|*[!0-9]*|0) echo "# $1 must be a positive integer, not '$2'" >&2; exit 2 ;;
-	esac
-}
-positive BENCH_PAIRS "$pairs"
-positive BENCH_SLICE "$slice"
+check_positive BENCH_PAIRS "$pairs"
+check_positive BENCH_SLICE "$slice"
 
 echo "driver,size,loss_pct,kept_pct,kept_lo,kept_hi,pairs,lossless_gbps,lossy_gbps,lossy_msgs" >"$csv"
 echo "# bench-kept on $(uname -r): ib_write_bw, loss off and on every $((3 * slice))s in one" \
@@ -109,18 +103,15 @@ sliced() {
 	wait "$spid" 2>/dev/null
 	pkill -f -- "ib_write_bw .*-p $port" 2>/dev/null
 	exec {cfd}<&-
-	impair 0
 	if [ "$k" -lt "$want" ]; then
 		echo "# $drv: the transfer ended after $k of $want slices" >&2
 		tail -n 4 /tmp/kept-client | sed "s/^/# $drv: client: /" >&2
 	fi
-	# Whole pairs only: a lossy run needs the lossless run after it.
-	while [ "${#LOSSY[@]}" -ge "${#BASE[@]}" ] && [ "${#LOSSY[@]}" -gt 0 ]; do
+	# Whole pairs only: a lossy run needs the lossless run after it. Runs alternate from
+	# a lossless one, so only a transfer that ended after a lossy run leaves one over.
+	if [ "${#LOSSY[@]}" -gt 0 ] && [ "${#LOSSY[@]}" = "${#BASE[@]}" ]; then
 		unset 'LOSSY[-1]'
-	done
-	while [ "${#BASE[@]}" -gt $((${#LOSSY[@]} + 1)) ]; do
-		unset 'BASE[-1]'
-	done
+	fi
 	for m in "${lmsgs[@]:0:${#LOSSY[@]}}"; do
 		MSGS=$((MSGS + m))
 	done

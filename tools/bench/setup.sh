@@ -110,9 +110,15 @@ bench_use() {
 	IP=${ep[6]} EXTRA=("${ep[@]:7}")
 }
 
-# check_repeat N: the benchmark stops unless N (BENCH_REPEAT) is a positive integer
-check_repeat() {
-	case $1 in
-	''|*[!0-9]*|0) echo "# BENCH_REPEAT must be a positive integer, not '$1'" >&2; exit 2 ;;
+# check_positive NAME VALUE: the benchmark stops unless VALUE (of the variable NAME) is a
+# positive integer
+check_positive() {
+	case $2 in
+	''|*[!0-9]*|0) echo "# $1 must be a positive integer, not '$2'" >&2; exit 2 ;;
 	esac
+}
+
+# check_repeat N: check_positive for BENCH_REPEAT
+check_repeat() {
+	check_positive BENCH_REPEAT "$1"
 }
