@@ -147,6 +147,8 @@ void mr_paths_on_acked(struct mr_paths *ps, u8 path, u64 sent_ns, u16 len)
 		return;
 	p = &ps->p[path];
 	p->loss_rate -= p->loss_rate >> MR_PATH_LOSS_SHIFT;
+	/* It delivers: losses since its last echo need not be consecutive (batched ACKs). */
+	p->consec_losses = 0;
 	/*
 	 * The probe arrived. Its ACK need not echo it: a receiver that read more
 	 * packets before answering echoes the last of them, and a retired path
