@@ -554,53 +554,6 @@ static void test_lost_retransmission_detected_again(void **state)
 	assert_int_equal(mr_txwin_pkt(&w, 0)->nretx, 1);
 }
 
-/*
- * ACKs that a host held back find the oldest packet lost just as the timeout is due: the
- * verdict restarts the timeout, which stays the last resort. Verdicts on later packets
- * do not: the oldest one is what the timeout waits for.
- */
-static void test_verdict_on_una_restarts_rto(void **state)
-{
-	struct mr_txwin w;
-	struct mr_txack_res r;
-	struct mr_pkt_ack a;
-	struct lost_log lost = { 0 };
-	u32 psns[6] = { 1, 2, 3, 5, 6, 7 };
-	u64 rto;
-	u32 i, probe;
-
-	(void)state;
-	mr_txwin_init(&w, 0, 7);
-	rto = mr_txwin_rto(&w, 200 * US, 0);
-	assert_int_equal(rto, RTO_200US);
-	for (i = 0; i < 8; i++)
-		mr_txwin_send(&w, 0, 0, 0, 0, 100);
-
-	/* 1..3 acknowledged only now, at the timeout: 0 is lost by distance. */
-	ack_list(0, psns, 3, &a);
-	assert_int_equal(mr_txwin_ack(&w, rto, &a, NULL, NULL, &r), 0);
-	assert_int_equal(mr_txwin_detect(&w, rto, 1000 * US, false, log_lost, &lost), 1);
-	assert_int_equal(lost.psn[0], 0);
-	assert_int_equal(w.rto_base_ns, rto);
-	assert_int_equal(fire(&w, rto, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_NONE);
-	assert_int_equal(w.stat_rto, 0);
-
-	/* Its repair goes out; a verdict on 4 (5..7 acknowledged) moves nothing. */
-	mr_txwin_retransmit(&w, rto, 0, 1);
-	ack_list(0, psns, 6, &a);
-	assert_int_equal(mr_txwin_ack(&w, rto + 50 * US, &a, NULL, NULL, &r), 0);
-	assert_int_equal(mr_txwin_detect(&w, rto + 50 * US, 1000 * US, false, log_lost, &lost),
-			 1);
-	assert_int_equal(lost.psn[1], 4);
-	assert_int_equal(w.rto_base_ns, rto);
-
-	/* Nothing answers the repair: the timeout comes, a round of it after the verdict. */
-	assert_int_equal(fire(&w, 2 * rto - 1, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_NONE);
-	assert_int_equal(fire(&w, 2 * rto, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_RTO);
-	assert_int_equal(w.stat_rto, 1);
-	assert_int_equal(mr_txwin_pkt(&w, 0)->lost_cause, MR_LOSS_RTO);
-}
-
 static void test_spurious_retransmission_counted(void **state)
 {
 	struct mr_txwin w;
@@ -1043,7 +996,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_time_rule_and_reorder_deadline),
 	cmocka_unit_test(test_retransmit_selection),
 	cmocka_unit_test(test_lost_retransmission_detected_again),
-	cmocka_unit_test(test_verdict_on_una_restarts_rto),
 	cmocka_unit_test(test_spurious_retransmission_counted),
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),

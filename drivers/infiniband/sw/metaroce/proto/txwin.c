@@ -354,20 +354,6 @@ static bool mr_txwin_lost_stalled(const struct mr_txwin *w, const struct mr_txpk
 	return dist && !mr_seq_before(hi, p->path_seq + dist + 1);
 }
 
-/*
- * A verdict on the oldest packet restarts the timeout, as Linux TCP re-arms its RTO when it
- * retransmits the head of its queue: the ACK clock that gave it is running and the repair
- * needs a round trip. A host that held the ACKs back (an emulated one) otherwise had them
- * find the loss in the same run that the timeout expired in, which then cut the window to
- * one packet and retired paths for a loss already being repaired (spec, "Retransmission
- * timeout").
- */
-static void mr_txwin_una_lost(struct mr_txwin *w, u64 now, u32 psn)
-{
-	if (psn == w->una)
-		w->rto_base_ns = now;
-}
-
 u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		    mr_txpkt_fn lost, void *arg)
 {
@@ -386,13 +372,11 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
 		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
-			mr_txwin_una_lost(w, now, psn);
 			nlost++;
 			continue;
 		}
 		if (stalled && hi && mr_txwin_lost_stalled(w, p, hi)) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, true, lost, arg);
-			mr_txwin_una_lost(w, now, psn);
 			nlost++;
 			continue;
 		}
@@ -406,7 +390,6 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
 		if (now >= deadline) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
-			mr_txwin_una_lost(w, now, psn);
 			nlost++;
 		} else if (!w->reo_deadline_ns || deadline < w->reo_deadline_ns) {
 			w->reo_deadline_ns = deadline;
