@@ -108,11 +108,7 @@ struct world {
 
 static u32 rnd(struct world *w)
 {
-	/* xorshift64*: deterministic across hosts */
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return (u32)((w->rng * 0x2545f4914f6cdd1dULL) >> 32);
+	return mr_unit_rand(&w->rng);
 }
 
 static u8 pattern(u32 msg, u32 off)

@@ -19,4 +19,13 @@ static inline int mr_unit_run(const char *name, const struct CMUnitTest *tests, 
 	return _cmocka_run_group_tests(name, tests, n, NULL, NULL) ? 1 : 0;
 }
 
+/* xorshift64*: the same draws on every host, for tests that need random fates. */
+static inline uint32_t mr_unit_rand(unsigned long long *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (uint32_t)((*state * 0x2545f4914f6cdd1dULL) >> 32);
+}
+
 #endif /* _METAROCE_UNIT_H */
