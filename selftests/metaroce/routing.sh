@@ -208,12 +208,53 @@ stream_wait() {
 		wait "$pid" || rc=1
 	done
 	STREAM_PIDS=()
+	# Their last lines only, the client's last: perftest's banners are the same every
+	# time, and a long log loses its head where CI shows only part of it.
 	if [ "$rc" -ne 0 ]; then
-		sed 's/^/# client: /' /tmp/routing-src.$$
-		sed 's/^/# server: /' /tmp/routing-dst.$$
+		tail -n 4 /tmp/routing-dst.$$ | sed 's/^/# server: /'
+		tail -n 8 /tmp/routing-src.$$ | sed 's/^/# client: /'
 	fi
 	rm -f /tmp/routing-src.$$ /tmp/routing-dst.$$
 	return "$rc"
+}
+
+# trace_start / trace_stop: record the connections' retransmissions and path changes
+# (tracepoints) for one point; trace_summary: what they were, for a failing point. A
+# stream that fails across a spine failure fails on timeouts: which paths did they try?
+TRACING=/sys/kernel/tracing
+trace_start() {
+	local e
+	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+	echo >"$TRACING/trace" || return
+	for e in retransmit path_change; do
+		echo 1 >"$TRACING/events/metaroce/metaroce_$e/enable" || return
+	done
+}
+trace_stop() { echo 0 >"$TRACING/events/metaroce/enable"; }
+trace_summary() {
+	awk -v t0="$STREAM_T0" '
+		/metaroce_(retransmit|path_change):/ {
+			for (i = 1; i <= NF; i++)
+				if ($i ~ /^[0-9]+\.[0-9]+:$/)
+					t = substr($i, 1, length($i) - 1) - t0
+		}
+		/metaroce_retransmit:/ {
+			c = $NF; sub("cause=", "", c); n[c]++
+			if (c == "timeout")
+				rto[++k] = sprintf("%.2f:%s", t, $(NF - 1))
+		}
+		/metaroce_path_change:.* down$/ { down++; last_down = sprintf("%.2f", t) }
+		/metaroce_path_change:.* up$/ { up++ }
+		END {
+			printf "# trace: retransmissions"
+			for (c in n)
+				printf " %s=%d", c, n[c]
+			printf "; paths down %d (last at %s s), up %d\n", down, last_down, up
+			printf "# trace: timeout retransmissions (s after the client started:path):"
+			for (i = (k > 24 ? k - 23 : 1); i <= k; i++)
+				printf " %s", rto[i]
+			printf "\n"
+		}' "$TRACING/trace" >&2
 }
 
 # rises_by FROM N R IF: wait (30 s at most) until router R has sent N packets out of IF
@@ -337,7 +378,8 @@ spine_dies() {
 	shift
 	f3=$(forwarded r3 eth1)
 	f4=$(forwarded r4 eth1)
-	stream_start c d "$1" "$2" 10.2.7.2 "${PACED[@]}" || { stream_wait; return 1; }
+	trace_start || echo "# no tracepoints" >&2
+	stream_start c d "$1" "$2" 10.2.7.2 "${PACED[@]}" || { stream_wait; trace_stop; return 1; }
 	rises_by "$f3" 100 r3 eth1 && rises_by "$f4" 100 r4 eth1 || rc=1
 	d3=$(($(forwarded r3 eth1) - f3))
 	d4=$(($(forwarded r4 eth1) - f4))
@@ -353,14 +395,17 @@ spine_dies() {
 	from=$(forwarded "$live" eth1)
 	if ! still_running; then
 		stream_wait
+		trace_stop
 		mend "$dead"
 		return 2
 	fi
 	stream_wait || rc=1
+	trace_stop
 	mend "$dead"
 	rises_by "$from" 300 "$live" eth1 || rc=1
 	rdma statistic show link mrc/1 | tr ' ' '\n' | paste - - |
 		grep -E 'retrans|retire|timeout' | sed 's/^/# mrc: /' >&2
+	[ "$rc" -eq 0 ] || trace_summary
 	return "$rc"
 }
 
