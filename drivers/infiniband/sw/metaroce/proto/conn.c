@@ -354,6 +354,14 @@ static bool mr_conn_resend(struct mr_conn *c, u64 now, u32 psn, u16 flags,
 	out->hdr.flags |= MR_F_RETX | flags;
 	mr_conn_fill_out(m, p->moff, out);
 	out->resp_slot = p->msg & ~MR_MSG_RESP;
+	/*
+	 * Counted as the event names it: a probe or an RTO's copy that finds its packet
+	 * declared lost (not yet resent: no room in the window) is its retransmission.
+	 */
+	if (cause == MR_RETX_PROBE)
+		c->stats.tx_probes++;
+	else
+		c->stats.tx_retx++;
 	mr_conn_event(c, MR_EV_RETX, cause, path, psn);
 	return true;
 }
@@ -574,16 +582,11 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	if (c->probe_pending) {
 		c->probe_pending = false;
 		sent = mr_conn_resend(c, now, c->probe_psn, MR_F_AR, MR_RESEND_TLP, out);
-		if (sent)
-			c->stats.tx_probes++;
 	}
 	if (!sent && c->rsp_probe_pending)
 		sent = mr_conn_rsp_probe(c, now, out);
-	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn)) {
+	if (!sent && c->tx.in_flight < wnd && mr_txwin_next_lost(&c->tx, &psn))
 		sent = mr_conn_resend(c, now, psn, 0, MR_RESEND_RETX, out);
-		if (sent)
-			c->stats.tx_retx++;
-	}
 	/*
 	 * After an RTO the oldest packet, resent above, goes out again on the paths new
 	 * packets would take: when most paths have failed, one copy at a time on the
@@ -593,8 +596,6 @@ bool mr_conn_tx(struct mr_conn *c, u64 now, struct mr_tx_pkt *out)
 	while (!sent && c->rto_copies) {
 		c->rto_copies--;
 		sent = mr_conn_resend(c, now, c->tx.una, MR_F_AR, MR_RESEND_SPREAD, out);
-		if (sent)
-			c->stats.tx_probes++;
 	}
 	if (!sent && c->tx.in_flight < wnd && mr_conn_has_new(c))
 		sent = mr_conn_new(c, now, mr_conn_has_resp(c), out);
@@ -674,7 +675,14 @@ static void mr_conn_acked(void *arg, u32 psn, const struct mr_txpkt *p)
 	struct mr_conn *c = arg;
 
 	mr_conn_msg(c, p->msg)->pkts_acked++;
-	mr_paths_on_acked(&c->paths, p->path, p->sent_ns, p->len);
+	/*
+	 * Only a packet sent once names the path that delivered it. Any copy of one sent
+	 * again may have earned this ACK, and the last copy is often a probe of a retired
+	 * path: credited with another path's delivery, a dead path came back (the echo,
+	 * which names the arriving copy's path, revives a path that did deliver).
+	 */
+	if (!p->nretx)
+		mr_paths_on_acked(&c->paths, p->path, p->sent_ns, p->len);
 	if (p->len > c->cfg.mtu && p->sent_ns > c->big_acked_ns)
 		c->big_acked_ns = p->sent_ns;
 }
