@@ -554,6 +554,66 @@ static void test_lost_retransmission_detected_again(void **state)
 	assert_int_equal(mr_txwin_pkt(&w, 0)->nretx, 1);
 }
 
+/*
+ * ACKs that a host held back find the oldest packet lost just as the timeout is due: the
+ * verdict restarts the timeout, which stays the last resort. Verdicts on later packets,
+ * and on a repair of the oldest, do not: the oldest one is what the timeout waits for,
+ * and a repair lost in turn is what timeouts in a row are for.
+ */
+static void test_verdict_on_una_restarts_rto(void **state)
+{
+	struct mr_txwin w;
+	struct mr_txack_res r;
+	struct mr_pkt_ack a;
+	struct lost_log lost = { 0 };
+	u32 psns[9] = { 1, 2, 3, 5, 6, 7, 8, 9, 10 };
+	u64 rto, t;
+	u32 i, probe;
+
+	(void)state;
+	mr_txwin_init(&w, 0, 7);
+	rto = mr_txwin_rto(&w, 200 * US, 0);
+	assert_int_equal(rto, RTO_200US);
+	for (i = 0; i < 8; i++)
+		mr_txwin_send(&w, 0, 0, 0, 0, 100);
+
+	/* 1..3 acknowledged only now, at the timeout: 0 is lost by distance. */
+	ack_list(0, psns, 3, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, rto, 1000 * US, false, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[0], 0);
+	assert_int_equal(w.rto_base_ns, rto);
+	assert_int_equal(fire(&w, rto, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(w.stat_rto, 0);
+
+	/* Its repair goes out on path 1; a verdict on 4 (5..7 acknowledged) moves nothing. */
+	mr_txwin_retransmit(&w, rto, 0, 1);
+	ack_list(0, psns, 6, &a);
+	assert_int_equal(mr_txwin_ack(&w, rto + 50 * US, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, rto + 50 * US, 1000 * US, false, log_lost, &lost),
+			 1);
+	assert_int_equal(lost.psn[1], 4);
+	assert_int_equal(w.rto_base_ns, rto);
+
+	/* Three packets sent after the repair on its path arrive, the repair not: lost too. */
+	for (i = 0; i < 3; i++)
+		mr_txwin_send(&w, rto + 60 * US, 1, 0, 0, 100);
+	t = rto + 100 * US;
+	ack_list(0, psns, 9, &a);
+	assert_int_equal(mr_txwin_ack(&w, t, &a, NULL, NULL, &r), 0);
+	assert_int_equal(mr_txwin_detect(&w, t, 1000 * US, false, log_lost, &lost), 1);
+	assert_int_equal(lost.psn[2], 0);
+	assert_int_equal(w.rto_base_ns, rto);
+
+	/* Nothing repairs it: the timeout comes, a round of it after the first verdict. */
+	mr_txwin_retransmit(&w, t, 0, 2);
+	mr_txwin_retransmit(&w, t, 4, 2);
+	assert_int_equal(fire(&w, 2 * rto - 1, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_NONE);
+	assert_int_equal(fire(&w, 2 * rto, MR_PTO_NONE, rto, &lost, &probe), MR_TMR_RTO);
+	assert_int_equal(w.stat_rto, 1);
+	assert_int_equal(mr_txwin_pkt(&w, 0)->lost_cause, MR_LOSS_RTO);
+}
+
 static void test_spurious_retransmission_counted(void **state)
 {
 	struct mr_txwin w;
@@ -996,6 +1056,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_time_rule_and_reorder_deadline),
 	cmocka_unit_test(test_retransmit_selection),
 	cmocka_unit_test(test_lost_retransmission_detected_again),
+	cmocka_unit_test(test_verdict_on_una_restarts_rto),
 	cmocka_unit_test(test_spurious_retransmission_counted),
 	cmocka_unit_test(test_reordering_tolerance_adapts),
 	cmocka_unit_test(test_tail_loss_probe_then_rto),

@@ -64,7 +64,7 @@ struct mr_txwin {
 	u8	reo_dup;	/* same-path distance threshold */
 	u8	reo_mult;	/* multiplier of the reorder window */
 	u16	reo_calm;	/* packets acknowledged since the last spurious retransmission */
-	u64	rto_base_ns;		/* last progress of una, RTO or probe in its place */
+	u64	rto_base_ns;		/* last progress of una, first verdict on it, RTO, probe */
 	u64	tlp_base_ns;		/* last send or useful ACK */
 	u8	tlp_cnt;
 	u8	backoff;
