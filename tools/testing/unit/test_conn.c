@@ -820,10 +820,10 @@ static void test_dead_paths_stay_retired(void **state)
 		assert_int_equal(w.completed, 200);
 		assert_int_equal(w.errors, 0);
 		check_events(w.c[0], &evlog[0]);
-		for (i = 0; i < 16; i += 2)
+		for (i = 0; i < 16; i += 2) {
 			revived += evlog[0].up_on[i];
-		for (i = 0; i < 16; i += 2)
 			retired += !w.c[0]->paths.p[i].up;
+		}
 		world_free(&w);
 	}
 	/* credited with other paths' deliveries, dead paths came back 14 times in these 20 runs */

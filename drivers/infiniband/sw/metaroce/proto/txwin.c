@@ -354,26 +354,12 @@ static bool mr_txwin_lost_stalled(const struct mr_txwin *w, const struct mr_txpk
 	return dist && !mr_seq_before(hi, p->path_seq + dist + 1);
 }
 
-/*
- * A verdict on the oldest packet's first transmission restarts the timeout, as Linux TCP
- * re-arms its RTO when it retransmits the head of its queue: the ACK clock that gave it
- * is running and the repair needs a round trip. A host that held the ACKs back (an
- * emulated one) otherwise had them find the loss in the same run that the timeout
- * expired in, which then cut the window to one packet and retired paths for a loss
- * already being repaired. A verdict on a repair restarts nothing: behind a link that
- * drops every large packet, the repairs are lost in turn, and timeouts in a row are what
- * tells such a black hole apart (spec, "Retransmission timeout" and "Segments").
- */
-static void mr_txwin_una_lost(struct mr_txwin *w, u64 now, u32 psn, const struct mr_txpkt *p)
-{
-	if (psn == w->una && !p->nretx)
-		w->rto_base_ns = now;
-}
-
 u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		    mr_txpkt_fn lost, void *arg)
 {
 	u32 i, n = w->nxt - w->una, nlost = 0;
+	const struct mr_txpkt *head = mr_slot(w, w->una);
+	bool head_fresh = n && head->state == MR_TXP_INFLIGHT && !head->nretx;
 
 	w->reo_deadline_ns = 0;
 	for (i = 0; i < n; i++) {
@@ -388,13 +374,11 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		/* Distance on the same path: packet path_seq + reo_dup acknowledged. */
 		if (hi && !mr_seq_before(hi, p->path_seq + w->reo_dup + 1)) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
-			mr_txwin_una_lost(w, now, psn, p);
 			nlost++;
 			continue;
 		}
 		if (stalled && hi && mr_txwin_lost_stalled(w, p, hi)) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, true, lost, arg);
-			mr_txwin_una_lost(w, now, psn, p);
 			nlost++;
 			continue;
 		}
@@ -408,12 +392,24 @@ u32 mr_txwin_detect(struct mr_txwin *w, u64 now, u64 reo_wnd_ns, bool stalled,
 		deadline = p->sent_ns + w->rack_rtt_ns + reo_wnd_ns * w->reo_mult;
 		if (now >= deadline) {
 			mr_txwin_declare_lost(w, psn, p, MR_LOSS_ACK, false, lost, arg);
-			mr_txwin_una_lost(w, now, psn, p);
 			nlost++;
 		} else if (!w->reo_deadline_ns || deadline < w->reo_deadline_ns) {
 			w->reo_deadline_ns = deadline;
 		}
 	}
+	/*
+	 * A verdict on the oldest packet's first transmission restarts the timeout, as
+	 * Linux TCP re-arms its RTO when it retransmits the head of its queue: the ACK
+	 * clock that gave it is running and the repair needs a round trip. A host that held
+	 * the ACKs back (an emulated one) otherwise had them find the loss in the same run
+	 * that the timeout expired in, which then cut the window to one packet and retired
+	 * paths for a loss already being repaired. A verdict on a repair restarts nothing:
+	 * behind a link that drops every large packet the repairs are lost in turn, and
+	 * timeouts in a row are what tell such a black hole apart (spec, "Retransmission
+	 * timeout" and "Segments").
+	 */
+	if (head_fresh && head->state == MR_TXP_LOST)
+		w->rto_base_ns = now;
 	return nlost;
 }
 
