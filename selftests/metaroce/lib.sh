@@ -137,6 +137,13 @@ function run_context(   i) {
 	return $1 ~ /^kworker/ ? "worker" : "task"
 }'
 
+# tracefs, where the module's tracepoints are enabled and read; tracing_mount mounts it
+# where the VM's init has not.
+TRACING=/sys/kernel/tracing
+tracing_mount() {
+	[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+}
+
 # counter DEV NAME: one of DEV's port counters, as "rdma statistic" shows it.
 counter() {
 	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1

@@ -25,7 +25,6 @@ require_vm
 use_build_provider
 
 TEST_KO=$METAROCE_KOBJ/tests/metaroce_rc_test.ko
-TRACING=/sys/kernel/tracing
 QPS=/sys/kernel/debug/metaroce/mr_a/qps
 
 # positive DEV NAME...: every named counter of DEV is above zero (prints them all)
@@ -221,7 +220,7 @@ setup
 rc=$?
 ktap_result "two nodes, a MetaRoCE device on each" $rc
 [ "$rc" -eq 0 ] || ktap_finish
-[ -d "$TRACING/events" ] || mount -t tracefs nodev "$TRACING" 2>/dev/null
+tracing_mount
 # Not metaroce_qp_run: one event per transport run would overwrite these in the buffer.
 ktap_check "tracepoints metaroce_{loss,retransmit,path_change} exist and enable" \
 	sh -c "echo > $TRACING/trace && for e in loss retransmit path_change; do

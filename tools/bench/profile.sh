@@ -38,9 +38,9 @@ iters=${BENCH_ITERS:-2000}
 # softirq (after a receive batch), a kworker (the QP's work item) or another task (the
 # doorbell of the process that posted).
 trace_runs() {
-	local t=/sys/kernel/tracing
+	local t=$TRACING
 	local ev=$t/events/metaroce/metaroce_qp_run
-	[ -d "$t/events" ] || mount -t tracefs nodev "$t" 2>/dev/null
+	tracing_mount
 	[ -e "$ev/enable" ] || { echo "# no metaroce_qp_run tracepoint"; return; }
 	echo 8192 >"$t/buffer_size_kb"
 	echo >"$t/trace"
