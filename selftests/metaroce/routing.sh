@@ -508,13 +508,14 @@ ktap_check "IPv4: a router's smaller MTU (ICMP) shrinks the segments; the stream
 ktap_check "IPv6: a router's smaller MTU (ICMPv6) shrinks the segments; the stream completes" \
 	narrow_spines fd02:1::1 fd02:6::2
 
-# segments_now ADDR_D FAMILY: for a failing wait, what c's QP sends (its segments, each
-# path's state and the MTU of the route it keeps) and the MTU c's stack holds for d.
+# segments_now QPS ADDR_D FAMILY: for a failing wait, what c's QP sends (its segments, each
+# path's state and the MTU of the route it keeps; QPS: c's debugfs file) and the MTU c's
+# stack holds for d.
 segments_now() {
 	awk '/ seg: / { sub(/^ +/, ""); print "# c: " $0 }
 	     / path [0-9]+: / { s = s " " $2 $3 "/" $NF }
-	     END { print "# c: path:state/route_mtu" s }' /sys/kernel/debug/metaroce/mrc/qps >&2
-	echo "# c's route: $(ip -n c "$2" route get "$1" | tr -s ' \n' ' ')" >&2
+	     END { print "# c: path:state/route_mtu" s }' "$1" >&2
+	echo "# c's route: $(ip -n c "$3" route get "$2" | tr -s ' \n' ' ')" >&2
 }
 
 # shrink_and_grow ADDR_C ADDR_D FAMILY: one paced stream from c to d. Behind 1400-byte
@@ -527,11 +528,11 @@ shrink_and_grow() {
 	spine_mtu 1400 || return
 	if stream_start c d "$1" "$2" 10.2.7.2 "${PACED[@]}"; then
 		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1280 own 1280 ' "$qps" ||
-			{ rc=1; segments_now "$2" "$3"; }
+			{ rc=1; segments_now "$qps" "$2" "$3"; }
 		since_start "the segments shrank (or the wait ended)"
 		spine_mtu 1500 && ip -n c "$3" route flush cache || rc=1
 		wait_for 8 grep -q 'seg: path_mtu 1024 tx 1376 own 1376 ' "$qps" ||
-			{ rc=1; segments_now "$2" "$3"; }
+			{ rc=1; segments_now "$qps" "$2" "$3"; }
 		since_start "the segments grew back (or the wait ended)"
 	else
 		rc=1

@@ -38,12 +38,11 @@ iters=${BENCH_ITERS:-2000}
 # softirq (after a receive batch), a kworker (the QP's work item) or another task (the
 # doorbell of the process that posted).
 trace_runs() {
-	local t=$TRACING
-	local ev=$t/events/metaroce/metaroce_qp_run
+	local ev=$TRACING/events/metaroce/metaroce_qp_run
 	tracing_mount
 	[ -e "$ev/enable" ] || { echo "# no metaroce_qp_run tracepoint"; return; }
-	echo 8192 >"$t/buffer_size_kb"
-	echo >"$t/trace"
+	echo 8192 >"$TRACING/buffer_size_kb"
+	echo >"$TRACING/trace"
 	echo 1 >"$ev/enable"
 	sleep "$1"
 	echo 0 >"$ev/enable"
@@ -80,8 +79,8 @@ trace_runs() {
 			       fl[q] / n[q], cw[q] / n[q], sr[q] / n[q], gap[q] * 1000,
 			       per(q, "softirq"), per(q, "worker"), per(q, "task")
 		}
-	}' "$t/trace"
-	echo >"$t/trace"
+	}' "$TRACING/trace"
+	echo >"$TRACING/trace"
 }
 
 # ip_sample_start / ip_sample_report: the kernel functions the vCPUs were in between the
