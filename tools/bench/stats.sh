@@ -74,8 +74,10 @@ median_interval() {
 # bracket_shares "BASE..." "RUNS...": each of RUNS as a percentage of the mean of the two
 # BASE values around it (BASE holds one more value than RUNS: base, run, base, run, ...,
 # base). A change of speed that is steady over three runs then cancels out of the share.
-# Prints the shares, one per line with two decimals; a run whose neighbours are both 0 has
-# no share and is left out. Fails unless BASE has exactly one value more than RUNS.
+# A BASE value of "-" is a run that was not measured (loss.sh: perftest failed twice): the
+# other neighbour stands alone. Prints the shares, one per line with two decimals; a run
+# whose neighbours are both 0 or both "-" has no share and is left out. Fails unless BASE
+# has exactly one value more than RUNS.
 bracket_shares() {
 	awk -v base="$1" -v runs="$2" 'BEGIN {
 		nb = split(base, b, " ")
@@ -83,9 +85,15 @@ bracket_shares() {
 		if (nr == 0 || nb != nr + 1)
 			exit 1
 		for (i = 1; i <= nr; i++) {
-			m = (b[i] + b[i + 1]) / 2
-			if (m > 0)
-				printf "%.2f\n", 100 * r[i] / m
+			k = 0
+			m = 0
+			for (j = i; j <= i + 1; j++)
+				if (b[j] != "-") {
+					m += b[j]
+					k++
+				}
+			if (k && m > 0)
+				printf "%.2f\n", 100 * r[i] / (m / k)
 		}
 	}'
 }

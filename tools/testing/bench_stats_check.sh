@@ -41,7 +41,7 @@ holds() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..31"
 is "median of an odd count is the middle value" "$(median 0.3 0.1 0.2)" 0.2
 is "median of an even count is the mean of the middle two" "$(median 4 1 3 2)" 2.500
 is "value_range gives the smallest and the largest" "$(value_range 0.2 0.05 0.31 0.1)" "0.05 0.31"
@@ -80,6 +80,11 @@ is "bracket_shares: a run at three quarters of its neighbours keeps 75" \
 	"$(bracket_shares "0.4 0.4" "0.3")" 75.00
 is "bracket_shares: a run whose neighbours both moved nothing has no share" \
 	"$(bracket_shares "0 0 0.4" "0.1 0.2")" 100.00
+# loss.sh's brackets: a lossless run that perftest failed twice is "-", not a rate of 0.
+is "bracket_shares: beside an unmeasured run the other neighbour stands alone" \
+	"$(bracket_shares "0.4 - 0.2" "0.3 0.1" | tr '\n' ' ')" "75.00 50.00 "
+is "bracket_shares: a run between two unmeasured ones has no share" \
+	"$(bracket_shares "- -" "0.3")" ""
 n=$((n + 1))
 if bracket_shares "1 2" "1 1" >/dev/null; then
 	failed=$((failed + 1))
