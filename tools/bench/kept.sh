@@ -17,9 +17,10 @@
 # hundred messages is coarse). The same goes as CSV to $METAROCE_OUT/bench-kept.csv.
 #
 # Why: the build machine's speed changes by a factor of two in spells of a few seconds
-# (testing.rst), so loss.sh's lossy and lossless runs, a minute or more apart, differ by
-# that much, and its kept_pct rests on five of each. Runs seconds apart share a spell, and a
-# steady change of speed over three runs cancels out of the bracket. What this measures
+# (testing.rst), so separate runs differ by that much: loss.sh brackets each lossy run with
+# lossless ones too, but each is a fresh ib_write_bw some seconds from the next. Slices of
+# one run follow each other at once, and a steady change of speed over three runs cancels
+# out of the bracket. What this measures
 # differs from loss.sh's in one way: loss comes and goes every few seconds. A transport that
 # takes longer than a run to settle into its lossy (or lossless) state reads differently
 # here than in a steady run: rxe at 10% moved 11-18 times as much in these runs as in
