@@ -94,7 +94,6 @@ lossless() {
 # take the other one alone); a driver that has never run this size is given up on.
 sequence() {
 	local size=$1 base=() lossy=() g l i
-	local -a got
 
 	for i in $(seq 0 "${#lossy_rates[@]}"); do
 		if g=$(lossless "$size"); then
@@ -116,11 +115,11 @@ sequence() {
 		runs[$drv,$size,$l]+="$g "
 		lossy+=("$g")
 	done
-	# One share per lossy run, in order; bracket_shares leaves out one with no neighbour.
+	# One bracket per lossy run, to file its share under its rate; one with no
+	# neighbour measured has none.
 	for i in "${!lossy[@]}"; do
-		l=${lossy_rates[$i]}
-		mapfile -t got < <(bracket_shares "${base[$i]} ${base[$((i + 1))]}" "${lossy[$i]}")
-		shares[$drv,$size,$l]+="${got[*]:+${got[0]} }"
+		g=$(bracket_shares "${base[$i]} ${base[$((i + 1))]}" "${lossy[$i]}")
+		[ -z "$g" ] || shares[$drv,$size,${lossy_rates[$i]}]+="$g "
 	done
 }
 
@@ -141,7 +140,6 @@ impair off
 for drv in "${READY[@]}"; do
 	for size in $sizes; do
 		[ "${runs[$drv,$size,0]:-}" = fail ] && continue
-		read -ra b <<<"${runs[$drv,$size,0]}"
 		for loss in 0 "${lossy_rates[@]}"; do
 			read -ra r <<<"${runs[$drv,$size,$loss]}"
 			gbps=$(median "${r[@]}")
@@ -150,7 +148,7 @@ for drv in "${READY[@]}"; do
 			if [ "$loss" = 0 ]; then
 				# What the spread alone makes of no loss at all.
 				kept=100.0
-				read -r klo khi < <(kept_interval "${b[*]}" "${b[*]}")
+				read -r klo khi < <(kept_interval "${r[*]}" "${r[*]}")
 			else
 				read -ra sh <<<"${shares[$drv,$size,$loss]:-}"
 				echo "# $drv size=$size loss=$loss shares: ${sh[*]}"
